@@ -1,0 +1,17 @@
+//! The `.dat` blueprint: the byte contract with the game server and nothing else.
+//!
+//! [`format`] defines the layout once (tags, record sizes, wire enums), [`model`] is the typed
+//! in-memory blueprint, [`write`] and [`read`] are the two sides, [`error`] their failures.
+
+pub mod error;
+pub mod format;
+pub mod model;
+pub mod read;
+pub mod sample;
+pub mod write;
+
+pub use error::{ReadError, Rule, WriteError};
+pub use format::{Biome, RoadTier, Tag, TownTier};
+pub use model::*;
+pub use read::{read_bytes, read_file, Format, LoadWarning, Loaded, SectionInfo, SectionStatus};
+pub use write::{write_v1, write_v1_file, write_v2, write_v2_file};

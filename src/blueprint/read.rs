@@ -1,0 +1,856 @@
+//! The blueprint reader, written for hostile input.
+//!
+//! Dispatches on the first byte (0x49 v2, 0x07 v1, anything else rejected), then enforces every
+//! rule of the contract: magic and version; 256 ≤ MapSize ≤ 32768 before any allocation; PRMS
+//! first; no duplicate tags; every declared length (section, count, string) checked against what
+//! remains before it is read; each parsed section consumes exactly its declared length;
+//! PRMS / HGTS / BIOM mandatory; biome and tier ordinals range-checked; unknown tags and unknown
+//! TDTL / EROS versions skipped. Every allocation is bounded by bytes known to be in the file.
+//! Errors are [`ReadError::Invalid`] naming the rule, the tag and the byte offset; the reader
+//! never panics on any input.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use ndarray::Array2;
+use serde::Serialize;
+
+use super::error::{ReadError, Rule};
+use super::format::*;
+use super::model::*;
+
+/// Which layout a file used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Format {
+    /// The v2 tagged container.
+    V2,
+    /// The v1 positional legacy layout.
+    V1,
+}
+
+/// What the reader did with one v2 section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SectionStatus {
+    /// Parsed into the model.
+    Parsed,
+    /// Unknown tag: skipped.
+    SkippedUnknownTag,
+    /// Known tag with a body version this reader does not understand: skipped.
+    SkippedUnknownVersion(u16),
+}
+
+/// One section as found in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SectionInfo {
+    /// The tag.
+    pub tag: Tag,
+    /// Offset of the section frame.
+    pub offset: u64,
+    /// Declared payload length.
+    pub length: u64,
+    /// What the reader did with it.
+    pub status: SectionStatus,
+}
+
+/// Something a loadable file lacks or carries that a user should know about.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum LoadWarning {
+    /// The file is the deprecated v1 layout.
+    V1Deprecated,
+    /// An optional section is absent and loaded as empty.
+    MissingSection(Tag),
+    /// A section with an unknown tag was skipped.
+    UnknownSection(Tag),
+    /// A versioned section with an unknown body version was skipped.
+    UnknownVersion {
+        /// The section.
+        tag: Tag,
+        /// Its body version.
+        version: u16,
+    },
+    /// Only some of the paired water sections (WBID, WBTB, WSRF) are present.
+    PartialWater,
+}
+
+impl std::fmt::Display for LoadWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadWarning::V1Deprecated => {
+                f.write_str("v1 legacy blueprint: deprecated; re-encode it with `islagen convert`")
+            }
+            LoadWarning::MissingSection(tag) => {
+                write!(f, "section {tag} is missing; loaded as empty")
+            }
+            LoadWarning::UnknownSection(tag) => write!(f, "unknown section {tag} skipped"),
+            LoadWarning::UnknownVersion { tag, version } => {
+                write!(f, "section {tag} has unknown version {version}; skipped")
+            }
+            LoadWarning::PartialWater => {
+                f.write_str("water sections WBID/WBTB/WSRF are only partly present")
+            }
+        }
+    }
+}
+
+/// A blueprint with what the reader found on the way.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The model.
+    pub blueprint: Blueprint,
+    /// The layout of the file.
+    pub format: Format,
+    /// v2 sections in file order (empty for v1).
+    pub sections: Vec<SectionInfo>,
+    /// Non-fatal findings.
+    pub warnings: Vec<LoadWarning>,
+    /// Total bytes of the file.
+    pub file_len: u64,
+}
+
+/// Read buffer for files.
+const BUFFER: usize = 1 << 20;
+
+/// Reads the blueprint file at `path`.
+pub fn read_file(path: &Path) -> Result<Loaded, ReadError> {
+    let file = File::open(path)?;
+    read(BufReader::with_capacity(BUFFER, file))
+}
+
+/// Reads a blueprint from bytes in memory.
+pub fn read_bytes(bytes: &[u8]) -> Result<Loaded, ReadError> {
+    read(std::io::Cursor::new(bytes))
+}
+
+/// Reads a blueprint from any seekable source, starting at its current position.
+pub fn read<R: Read + Seek>(mut inner: R) -> Result<Loaded, ReadError> {
+    let start = inner.stream_position()?;
+    let end = inner.seek(SeekFrom::End(0))?;
+    inner.seek(SeekFrom::Start(start))?;
+    let len = end.saturating_sub(start);
+    let mut src = Src {
+        inner,
+        pos: 0,
+        limit: len,
+        len,
+        tag: None,
+    };
+    if len == 0 {
+        return Err(src.err(Rule::Truncated, 0, "the file is empty".into()));
+    }
+    match src.u8()? {
+        V2_FIRST_BYTE => read_v2(src),
+        V1_FIRST_BYTE => read_v1(src),
+        other => Err(src.err(
+            Rule::UnknownFormat,
+            0,
+            format!("first byte 0x{other:02X}; expected 0x49 (v2 'ISLA') or 0x07 (v1 \"ISLA_V1\")"),
+        )),
+    }
+}
+
+/// A bounded reader: every read is checked against `limit` (the end of the current section, or
+/// of the file) before it happens.
+struct Src<R> {
+    inner: R,
+    pos: u64,
+    limit: u64,
+    len: u64,
+    tag: Option<Tag>,
+}
+
+impl<R: Read + Seek> Src<R> {
+    fn err(&self, rule: Rule, offset: u64, detail: String) -> ReadError {
+        ReadError::Invalid {
+            rule,
+            tag: self.tag,
+            offset,
+            detail,
+        }
+    }
+
+    fn remaining(&self) -> u64 {
+        self.limit - self.pos
+    }
+
+    /// Fails unless `n` more bytes lie before the limit.
+    fn need(&self, n: u64, what: &str) -> Result<(), ReadError> {
+        if n > self.remaining() {
+            let scope = if self.tag.is_some() {
+                "section"
+            } else {
+                "file"
+            };
+            return Err(self.err(
+                Rule::Truncated,
+                self.pos,
+                format!(
+                    "{what} needs {n} bytes but only {} remain in the {scope}",
+                    self.remaining()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn bytes(&mut self, buf: &mut [u8], what: &str) -> Result<(), ReadError> {
+        self.need(buf.len() as u64, what)?;
+        self.inner.read_exact(buf).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                self.err(
+                    Rule::Truncated,
+                    self.pos,
+                    format!("{what}: the file ended early"),
+                )
+            } else {
+                ReadError::Io(e)
+            }
+        })?;
+        self.pos += buf.len() as u64;
+        Ok(())
+    }
+
+    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], ReadError> {
+        let mut b = [0u8; N];
+        self.bytes(&mut b, what)?;
+        Ok(b)
+    }
+
+    fn u8(&mut self) -> Result<u8, ReadError> {
+        Ok(self.array::<1>("a byte")?[0])
+    }
+    fn u16(&mut self) -> Result<u16, ReadError> {
+        Ok(u16::from_le_bytes(self.array("a u16")?))
+    }
+    fn u32(&mut self) -> Result<u32, ReadError> {
+        Ok(u32::from_le_bytes(self.array("a u32")?))
+    }
+    fn i32(&mut self) -> Result<i32, ReadError> {
+        Ok(i32::from_le_bytes(self.array("an i32")?))
+    }
+    fn u64(&mut self) -> Result<u64, ReadError> {
+        Ok(u64::from_le_bytes(self.array("a u64")?))
+    }
+    fn f32(&mut self) -> Result<f32, ReadError> {
+        Ok(f32::from_le_bytes(self.array("an f32")?))
+    }
+
+    fn skip(&mut self, n: u64) -> Result<(), ReadError> {
+        self.need(n, "skipped payload")?;
+        let n_i64 = i64::try_from(n)
+            .map_err(|_| self.err(Rule::Truncated, self.pos, format!("cannot skip {n} bytes")))?;
+        self.inner.seek_relative(n_i64)?;
+        self.pos += n;
+        Ok(())
+    }
+
+    /// A non-negative i32 count of items of `item_len` bytes each that must fit in what remains.
+    fn count(&mut self, what: &str, item_len: u64) -> Result<usize, ReadError> {
+        let at = self.pos;
+        let n = self.i32()?;
+        if n < 0 {
+            return Err(self.err(Rule::NegativeCount, at, format!("{what} count is {n}")));
+        }
+        let bytes = n as u64 * item_len;
+        if bytes > self.remaining() {
+            return Err(self.err(
+                Rule::Truncated,
+                at,
+                format!(
+                    "{what} count {n} needs at least {bytes} bytes but only {} remain",
+                    self.remaining()
+                ),
+            ));
+        }
+        Ok(n as usize)
+    }
+
+    /// A .NET length-prefixed UTF-8 string of at most `max` bytes.
+    fn dotnet_string(&mut self, what: &str, max: u32) -> Result<String, ReadError> {
+        let at = self.pos;
+        let mut len: u32 = 0;
+        let mut shift = 0;
+        loop {
+            let b = self.u8()?;
+            if shift == 28 && b > 0x0F {
+                return Err(self.err(
+                    Rule::InvalidString,
+                    at,
+                    format!("{what}: length prefix overflows 32 bits"),
+                ));
+            }
+            len |= u32::from(b & 0x7F) << shift;
+            if b & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+        }
+        if len > max {
+            return Err(self.err(
+                Rule::InvalidString,
+                at,
+                format!("{what} is {len} bytes, over the {max}-byte limit"),
+            ));
+        }
+        self.need(u64::from(len), what)?;
+        let mut buf = vec![0u8; len as usize];
+        self.bytes(&mut buf, what)?;
+        String::from_utf8(buf)
+            .map_err(|e| self.err(Rule::InvalidString, at, format!("{what} is not UTF-8: {e}")))
+    }
+
+    fn map_size(&mut self) -> Result<usize, ReadError> {
+        let at = self.pos;
+        let size = self.i32()?;
+        if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&size) {
+            return Err(self.err(
+                Rule::MapSizeOutOfRange,
+                at,
+                format!("MapSize {size} is outside {MIN_MAP_SIZE}..={MAX_MAP_SIZE}"),
+            ));
+        }
+        Ok(size as usize)
+    }
+
+    fn tier(&self, ordinal: i64, at: u64) -> Result<TownTier, ReadError> {
+        TownTier::from_ordinal(ordinal).ok_or_else(|| {
+            self.err(
+                Rule::TierOutOfRange,
+                at,
+                format!("town tier {ordinal} ≥ the {} known tiers", TownTier::COUNT),
+            )
+        })
+    }
+
+    fn biome_error(&self, ordinal: i64, at: u64) -> ReadError {
+        self.err(
+            Rule::BiomeOutOfRange,
+            at,
+            format!(
+                "biome ordinal {ordinal} ≥ the {} known biomes",
+                Biome::COUNT
+            ),
+        )
+    }
+
+    /// Reads `n` little-endian plain numbers straight into a new grid.
+    fn grid<T: bytemuck::Pod + Default>(
+        &mut self,
+        side: usize,
+        from_le: fn(T) -> T,
+        what: &str,
+    ) -> Result<Array2<T>, ReadError> {
+        let n = side * side;
+        self.need((n * std::mem::size_of::<T>()) as u64, what)?;
+        let mut v = vec![T::default(); n];
+        self.bytes(bytemuck::cast_slice_mut(&mut v), what)?;
+        if cfg!(target_endian = "big") {
+            v.iter_mut().for_each(|x| *x = from_le(*x));
+        }
+        Ok(Array2::from_shape_vec((side, side), v).expect("length is side²"))
+    }
+
+    fn towns(&mut self, v1: bool) -> Result<Vec<Town>, ReadError> {
+        let entry = if v1 {
+            V1_TOWN_ENTRY_LEN
+        } else {
+            TOWN_ENTRY_LEN
+        };
+        let n = self.count("town", entry)?;
+        let mut towns = Vec::with_capacity(n);
+        for _ in 0..n {
+            let x = self.f32()?;
+            let y = self.f32()?;
+            let at = self.pos;
+            let (tier, is_highway_node) = if v1 {
+                let ordinal = self.i32()?;
+                (self.tier(i64::from(ordinal), at)?, false)
+            } else {
+                let ordinal = self.u8()?;
+                let tier = self.tier(i64::from(ordinal), at)?;
+                let flag_at = self.pos;
+                let flag = match self.u8()? {
+                    0 => false,
+                    1 => true,
+                    f => {
+                        return Err(self.err(
+                            Rule::InvalidValue,
+                            flag_at,
+                            format!("isHighwayNode is {f}; must be 0 or 1"),
+                        ))
+                    }
+                };
+                (tier, flag)
+            };
+            towns.push(Town {
+                x,
+                y,
+                tier,
+                is_highway_node,
+            });
+        }
+        Ok(towns)
+    }
+
+    fn road_block(&mut self) -> Result<Vec<RoadPath>, ReadError> {
+        let n = self.count("road path", 4)?;
+        let mut paths = Vec::with_capacity(n);
+        for _ in 0..n {
+            let points = self.count("road point", ROAD_POINT_LEN)?;
+            let mut path = Vec::with_capacity(points);
+            for _ in 0..points {
+                path.push([self.f32()?, self.f32()?]);
+            }
+            paths.push(path);
+        }
+        Ok(paths)
+    }
+}
+
+fn read_v2<R: Read + Seek>(mut src: Src<R>) -> Result<Loaded, ReadError> {
+    let rest: [u8; 3] = src.array("the magic")?;
+    if rest != V2_MAGIC[1..] {
+        return Err(src.err(
+            Rule::BadMagic,
+            0,
+            format!(
+                "magic is {:?}; expected \"ISLA\"",
+                String::from_utf8_lossy(&[&[b'I'][..], &rest].concat())
+            ),
+        ));
+    }
+    let version = src.u32()?;
+    if version != V2_VERSION {
+        return Err(src.err(
+            Rule::UnsupportedVersion,
+            4,
+            format!("format version {version}; only 2 is supported"),
+        ));
+    }
+
+    let mut sections: Vec<SectionInfo> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut warnings = Vec::new();
+    let mut params: Option<Params> = None;
+    let mut heights = None;
+    let mut biomes = None;
+    let mut towns = None;
+    let mut curve = None;
+    let mut detail = None;
+    let mut erosion = None;
+    let mut water_ids = None;
+    let mut water_bodies = None;
+    let mut water_surface = None;
+    let mut roads: [Option<Vec<RoadPath>>; 4] = Default::default();
+
+    while src.pos < src.len {
+        let frame_at = src.pos;
+        src.tag = None;
+        src.need(SECTION_FRAME_LEN, "a section frame")?;
+        let tag = Tag(src.u32()?);
+        let length = src.u64()?;
+        if sections.is_empty() && tag != PRMS {
+            return Err(src.err(
+                Rule::ParamsNotFirst,
+                frame_at,
+                format!("first section is {tag}, not PRMS"),
+            ));
+        }
+        if !seen.insert(tag) {
+            return Err(ReadError::Invalid {
+                rule: Rule::DuplicateSection,
+                tag: Some(tag),
+                offset: frame_at,
+                detail: format!("{tag} appears a second time"),
+            });
+        }
+        src.tag = Some(tag);
+        src.need(length, "the declared payload")?;
+        let start = src.pos;
+        src.limit = start + length;
+        let side = params.as_ref().map_or(0, |p: &Params| p.map_size as usize);
+        let n = (side * side) as u64;
+        let exact = |src: &Src<R>, expected: u64| {
+            if length != expected {
+                return Err(src.err(
+                    Rule::LengthMismatch,
+                    frame_at + 4,
+                    format!("payload is {length} bytes; {tag} must be exactly {expected}"),
+                ));
+            }
+            Ok(())
+        };
+        let mut status = SectionStatus::Parsed;
+        match tag {
+            PRMS => params = Some(read_params(&mut src)?),
+            HGTS => {
+                exact(&src, 4 * n)?;
+                heights = Some(src.grid::<f32>(
+                    side,
+                    |v| f32::from_bits(u32::from_le(v.to_bits())),
+                    "heights",
+                )?);
+            }
+            BIOM => {
+                exact(&src, n)?;
+                biomes = Some(read_biomes(&mut src, side)?);
+            }
+            TOWN => towns = Some(src.towns(false)?),
+            TCRV => {
+                let version = src.u16()?;
+                exact(&src, tcrv_len(version))?;
+                curve = Some(read_curve(&mut src, version)?);
+            }
+            TDTL => {
+                let version = src.u16()?;
+                if version == TDTL_VERSION {
+                    exact(&src, TDTL_V2_LEN)?;
+                    detail = Some(DetailRecord {
+                        relief_amp_m: src.f32()?,
+                        relief_freq_islands: src.f32()?,
+                        relief_seed_offset: src.i32()?,
+                        edge_amp_m: src.f32()?,
+                        edge_freq_islands: src.f32()?,
+                        edge_seed_offset: src.i32()?,
+                        edge_max_shift_m: src.f32()?,
+                    });
+                } else {
+                    status = SectionStatus::SkippedUnknownVersion(version);
+                }
+            }
+            EROS => {
+                let version = src.u16()?;
+                match version {
+                    2 => exact(&src, EROS_V2_LEN)?,
+                    3 => exact(&src, EROS_V3_LEN)?,
+                    _ => status = SectionStatus::SkippedUnknownVersion(version),
+                }
+                if status == SectionStatus::Parsed {
+                    erosion = Some(read_erosion(&mut src, version)?);
+                }
+            }
+            WBID => {
+                exact(&src, 2 * n)?;
+                water_ids = Some(src.grid::<u16>(side, u16::from_le, "water ids")?);
+            }
+            WBTB => water_bodies = Some(read_water_bodies(&mut src)?),
+            WSRF => {
+                exact(&src, 2 * n)?;
+                water_surface = Some(src.grid::<u16>(side, u16::from_le, "water surface")?);
+            }
+            _ => match RoadTier::from_tag(tag) {
+                Some(tier) => roads[tier as usize] = Some(src.road_block()?),
+                None => status = SectionStatus::SkippedUnknownTag,
+            },
+        }
+        match status {
+            SectionStatus::Parsed => {
+                if src.pos != src.limit {
+                    return Err(src.err(
+                        Rule::LengthMismatch,
+                        src.pos,
+                        format!(
+                            "{tag} declared {length} bytes but its content ends after {}",
+                            src.pos - start
+                        ),
+                    ));
+                }
+            }
+            SectionStatus::SkippedUnknownTag => {
+                warnings.push(LoadWarning::UnknownSection(tag));
+                src.skip(src.remaining())?;
+            }
+            SectionStatus::SkippedUnknownVersion(version) => {
+                warnings.push(LoadWarning::UnknownVersion { tag, version });
+                src.skip(src.remaining())?;
+            }
+        }
+        src.limit = src.len;
+        sections.push(SectionInfo {
+            tag,
+            offset: frame_at,
+            length,
+            status,
+        });
+    }
+    src.tag = None;
+
+    let missing = |src: &Src<R>, tag: Tag| ReadError::Invalid {
+        rule: Rule::MissingSection,
+        tag: Some(tag),
+        offset: src.len,
+        detail: format!("mandatory section {tag} is absent"),
+    };
+    let params = params.ok_or_else(|| missing(&src, PRMS))?;
+    let heights = heights.ok_or_else(|| missing(&src, HGTS))?;
+    let biomes = biomes.ok_or_else(|| missing(&src, BIOM))?;
+    let towns = towns.unwrap_or_else(|| {
+        warnings.push(LoadWarning::MissingSection(TOWN));
+        Vec::new()
+    });
+    let mut road_tiers = Roads::default();
+    for tier in RoadTier::ALL {
+        *road_tiers.tier_mut(*tier) = roads[*tier as usize].take().unwrap_or_else(|| {
+            warnings.push(LoadWarning::MissingSection(tier.tag()));
+            Vec::new()
+        });
+    }
+    let water_present = [
+        water_ids.is_some(),
+        water_bodies.is_some(),
+        water_surface.is_some(),
+    ];
+    if water_present.iter().any(|&p| p) && !water_present.iter().all(|&p| p) {
+        warnings.push(LoadWarning::PartialWater);
+    }
+    Ok(Loaded {
+        blueprint: Blueprint {
+            params,
+            heights,
+            biomes,
+            towns,
+            curve,
+            detail,
+            erosion,
+            water_ids,
+            water_bodies,
+            water_surface,
+            roads: road_tiers,
+        },
+        format: Format::V2,
+        sections,
+        warnings,
+        file_len: src.len,
+    })
+}
+
+fn read_params<R: Read + Seek>(src: &mut Src<R>) -> Result<Params, ReadError> {
+    let world_seed = src.i32()?;
+    let map_size = src.map_size()? as i32;
+    Ok(Params {
+        world_seed,
+        map_size,
+        crater_radius: src.f32()?,
+        density_multiplier: src.f32()?,
+        impact_center_x: src.f32()?,
+        impact_center_y: src.f32()?,
+        generated_utc: src.dotnet_string("GeneratedUtc", MAX_PRMS_STRING_LEN)?,
+        generator_git_hash: src.dotnet_string("GeneratorGitHash", MAX_PRMS_STRING_LEN)?,
+    })
+}
+
+fn read_biomes<R: Read + Seek>(src: &mut Src<R>, side: usize) -> Result<Array2<Biome>, ReadError> {
+    let n = side * side;
+    let mut biomes = Vec::with_capacity(n);
+    let mut buf = vec![0u8; n.min(BUFFER)];
+    while biomes.len() < n {
+        let take = (n - biomes.len()).min(buf.len());
+        let at = src.pos;
+        src.bytes(&mut buf[..take], "biomes")?;
+        for (i, &b) in buf[..take].iter().enumerate() {
+            match Biome::from_ordinal(i64::from(b)) {
+                Some(biome) => biomes.push(biome),
+                None => return Err(src.biome_error(i64::from(b), at + i as u64)),
+            }
+        }
+    }
+    Ok(Array2::from_shape_vec((side, side), biomes).expect("length is side²"))
+}
+
+fn read_curve<R: Read + Seek>(src: &mut Src<R>, version: u16) -> Result<CurveRecord, ReadError> {
+    let mut knots = [0f32; 4];
+    for k in &mut knots {
+        *k = src.f32()?;
+    }
+    let base = CurveBase {
+        knots,
+        spike_max: src.f32()?,
+        sea: src.f32()?,
+        orange_ceil: src.f32()?,
+        red_ceil: src.f32()?,
+        bench_lo: src.f32()?,
+        bench_hi: src.f32()?,
+        peak_cap: src.f32()?,
+        tail_slope: src.f32()?,
+    };
+    let modulation = if version >= 4 {
+        Some(CurveModulation {
+            bench_amp: src.f32()?,
+            plateau_amp: src.f32()?,
+            shelf_span_min: src.f32()?,
+            shelf_span_max: src.f32()?,
+            elev_freq_islands: src.f32()?,
+            strength_freq_islands: src.f32()?,
+            bench_seed_offset: src.i32()?,
+            plateau_seed_offset: src.i32()?,
+            strength_seed_offset: src.i32()?,
+        })
+    } else {
+        None
+    };
+    let preset = if version >= 5 {
+        Some(CurvePreset {
+            preset_id: src.u8()?,
+            k5: src.f32()?,
+            k6: src.f32()?,
+        })
+    } else {
+        None
+    };
+    Ok(CurveRecord {
+        version,
+        base,
+        modulation,
+        preset,
+    })
+}
+
+fn read_erosion<R: Read + Seek>(
+    src: &mut Src<R>,
+    version: u16,
+) -> Result<ErosionRecord, ReadError> {
+    let droplet_count = src.i32()?;
+    let lifetime = src.i32()?;
+    let brush_radius = src.i32()?;
+    let seed_offset = src.i32()?;
+    let mut f = [0f32; 10];
+    for v in &mut f {
+        *v = src.f32()?;
+    }
+    let crater = if version == 2 {
+        ErosionCrater::Exclusion { factor: src.f32()? }
+    } else {
+        let core = src.f32()?;
+        let feather = src.f32()?;
+        let at = src.pos;
+        let raw = src.u8()?;
+        let mode = CraterErosionMode::from_u8(raw).ok_or_else(|| {
+            src.err(
+                Rule::InvalidValue,
+                at,
+                format!("craterMode is {raw}; must be 0 (full) or 1 (feather)"),
+            )
+        })?;
+        ErosionCrater::Modes {
+            core,
+            feather,
+            mode,
+        }
+    };
+    let [carve_cap_m, deposit_cap_m, sea_margin_m, inertia, capacity_factor, min_slope_m, erode_rate, deposit_rate, evaporation, gravity] =
+        f;
+    Ok(ErosionRecord {
+        droplet_count,
+        lifetime,
+        brush_radius,
+        seed_offset,
+        carve_cap_m,
+        deposit_cap_m,
+        sea_margin_m,
+        inertia,
+        capacity_factor,
+        min_slope_m,
+        erode_rate,
+        deposit_rate,
+        evaporation,
+        gravity,
+        crater,
+    })
+}
+
+fn read_water_bodies<R: Read + Seek>(src: &mut Src<R>) -> Result<Vec<WaterBody>, ReadError> {
+    let n = src.count("water body", WATER_BODY_ENTRY_LEN)?;
+    let mut bodies = Vec::with_capacity(n);
+    for _ in 0..n {
+        let id = src.u16()?;
+        let at = src.pos;
+        let raw = src.u8()?;
+        let kind = WaterBodyType::from_u8(raw).ok_or_else(|| {
+            src.err(
+                Rule::InvalidValue,
+                at,
+                format!("water body type {raw}; must be 0, 1 or 2"),
+            )
+        })?;
+        let raw = src.u8()?;
+        let salinity = Salinity::from_u8(raw).ok_or_else(|| {
+            src.err(
+                Rule::InvalidValue,
+                at + 1,
+                format!("salinity {raw}; must be 0 or 1"),
+            )
+        })?;
+        bodies.push(WaterBody {
+            id,
+            kind,
+            salinity,
+            surface_level: src.f32()?,
+            pixel_count: src.i32()?,
+            centroid_x: src.f32()?,
+            centroid_y: src.f32()?,
+        });
+    }
+    Ok(bodies)
+}
+
+fn read_v1<R: Read + Seek>(mut src: Src<R>) -> Result<Loaded, ReadError> {
+    let header: [u8; 7] = src.array("the v1 header")?;
+    if header != V1_HEADER.as_bytes() {
+        return Err(src.err(
+            Rule::BadMagic,
+            1,
+            format!(
+                "v1 header is {:?}; expected \"ISLA_V1\"",
+                String::from_utf8_lossy(&header)
+            ),
+        ));
+    }
+    let side = src.map_size()?;
+    let n = side * side;
+    src.need(n as u64 * V1_PIXEL_LEN, "the v1 pixel grid")?;
+    let mut heights = Vec::with_capacity(n);
+    let mut biomes = Vec::with_capacity(n);
+    let mut buf = vec![0u8; (n * V1_PIXEL_LEN as usize).min(BUFFER)];
+    while heights.len() < n {
+        let take = (n - heights.len()).min(buf.len() / V1_PIXEL_LEN as usize);
+        let at = src.pos;
+        let chunk = &mut buf[..take * V1_PIXEL_LEN as usize];
+        src.bytes(chunk, "v1 pixels")?;
+        for (i, px) in chunk.chunks_exact(V1_PIXEL_LEN as usize).enumerate() {
+            heights.push(f32::from_le_bytes([px[0], px[1], px[2], px[3]]));
+            let ordinal = i32::from_le_bytes([px[4], px[5], px[6], px[7]]);
+            match Biome::from_ordinal(i64::from(ordinal)) {
+                Some(b) => biomes.push(b),
+                None => {
+                    return Err(
+                        src.biome_error(i64::from(ordinal), at + i as u64 * V1_PIXEL_LEN + 4)
+                    )
+                }
+            }
+        }
+    }
+    let towns = src.towns(true)?;
+    let mut roads = Roads::default();
+    for tier in RoadTier::ALL {
+        *roads.tier_mut(*tier) = src.road_block()?;
+    }
+    Ok(Loaded {
+        blueprint: Blueprint {
+            params: Params::sentinel(side as i32),
+            heights: Array2::from_shape_vec((side, side), heights).expect("length is side²"),
+            biomes: Array2::from_shape_vec((side, side), biomes).expect("length is side²"),
+            towns,
+            curve: None,
+            detail: None,
+            erosion: None,
+            water_ids: None,
+            water_bodies: None,
+            water_surface: None,
+            roads,
+        },
+        format: Format::V1,
+        sections: Vec::new(),
+        warnings: vec![LoadWarning::V1Deprecated],
+        file_len: src.len,
+    })
+}

@@ -1,0 +1,455 @@
+//! The blueprint writer: v2 tagged sections in the registered table order, and the v1 legacy
+//! layout. Both stream to any `Write` (sections are framed with lengths computed up front, so no
+//! payload is assembled in memory), and both check the whole model before the first byte: a
+//! model the reader would reject is refused, never half-written. File output goes through
+//! [`crate::output::write_atomically`]: a temporary name, flushed and synced, then renamed.
+
+use std::io::Write;
+use std::path::Path;
+
+use ndarray::Array2;
+
+use super::error::WriteError;
+use super::format::*;
+use super::model::{Blueprint, CurveRecord, ErosionCrater, RoadPath};
+
+/// Pixels converted per chunk when a grid needs per-element conversion.
+const CHUNK: usize = 1 << 16;
+
+/// Checks everything the reader would reject before anything is written.
+pub fn validate(bp: &Blueprint) -> Result<(), WriteError> {
+    let size = bp.params.map_size;
+    if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&size) {
+        return Err(WriteError::MapSizeOutOfRange(size));
+    }
+    let side = size as usize;
+    let check = |grid: &'static str, dim: (usize, usize)| {
+        if dim != (side, side) {
+            return Err(WriteError::GridShape {
+                grid,
+                expected: side,
+                got_x: dim.0,
+                got_y: dim.1,
+            });
+        }
+        Ok(())
+    };
+    check("HGTS heights", bp.heights.dim())?;
+    check("BIOM biomes", bp.biomes.dim())?;
+    if let Some(ids) = &bp.water_ids {
+        check("WBID water ids", ids.dim())?;
+    }
+    if let Some(surface) = &bp.water_surface {
+        check("WSRF water surface", surface.dim())?;
+    }
+    for (what, s) in [
+        ("PRMS GeneratedUtc", &bp.params.generated_utc),
+        ("PRMS GeneratorGitHash", &bp.params.generator_git_hash),
+    ] {
+        if s.len() > MAX_PRMS_STRING_LEN as usize {
+            return Err(WriteError::StringTooLong {
+                what,
+                len: s.len(),
+                max: MAX_PRMS_STRING_LEN,
+            });
+        }
+    }
+    fits_i32("TOWN towns", bp.towns.len())?;
+    if let Some(bodies) = &bp.water_bodies {
+        fits_i32("WBTB water bodies", bodies.len())?;
+    }
+    for tier in RoadTier::ALL {
+        let paths = bp.roads.tier(*tier);
+        fits_i32("road paths", paths.len())?;
+        for path in paths {
+            fits_i32("road points", path.len())?;
+        }
+    }
+    if let Some(curve) = &bp.curve {
+        check_curve_layout(curve)?;
+    }
+    Ok(())
+}
+
+fn fits_i32(what: &'static str, len: usize) -> Result<(), WriteError> {
+    if i32::try_from(len).is_err() {
+        return Err(WriteError::CountTooLarge { what, len });
+    }
+    Ok(())
+}
+
+fn check_curve_layout(c: &CurveRecord) -> Result<(), WriteError> {
+    let problem = match (
+        c.version >= 4,
+        c.modulation.is_some(),
+        c.version >= 5,
+        c.preset.is_some(),
+    ) {
+        (true, false, ..) => "requires the modulation extension",
+        (false, true, ..) => "cannot carry the modulation extension (needs ≥ 4)",
+        (_, _, true, false) => "requires the preset extension",
+        (_, _, false, true) => "cannot carry the preset extension (needs ≥ 5)",
+        _ => return Ok(()),
+    };
+    Err(WriteError::CurveLayout {
+        version: c.version,
+        problem,
+    })
+}
+
+/// Writes `bp` as a v2 file at `path`, atomically.
+pub fn write_v2_file(path: &Path, bp: &Blueprint) -> Result<u64, WriteError> {
+    validate(bp)?;
+    crate::output::write_atomically(path, |w| write_v2(w, bp))
+}
+
+/// Writes `bp` as a v1 file at `path`, atomically.
+pub fn write_v1_file(path: &Path, bp: &Blueprint) -> Result<u64, WriteError> {
+    validate(bp)?;
+    crate::output::write_atomically(path, |w| write_v1(w, bp))
+}
+
+/// Writes `bp` in the v2 layout. Returns the bytes written.
+pub fn write_v2<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> {
+    validate(bp)?;
+    let mut out = Counter {
+        inner: w,
+        written: 0,
+    };
+    let w = &mut out;
+    let n = bp.side() * bp.side();
+
+    w.write_all(&V2_MAGIC)?;
+    w.write_all(&V2_VERSION.to_le_bytes())?;
+
+    let p = &bp.params;
+    let mut prms = Vec::with_capacity(64);
+    prms.extend_from_slice(&p.world_seed.to_le_bytes());
+    prms.extend_from_slice(&p.map_size.to_le_bytes());
+    for v in [
+        p.crater_radius,
+        p.density_multiplier,
+        p.impact_center_x,
+        p.impact_center_y,
+    ] {
+        prms.extend_from_slice(&v.to_le_bytes());
+    }
+    put_dotnet_string(&mut prms, &p.generated_utc);
+    put_dotnet_string(&mut prms, &p.generator_git_hash);
+    section(w, PRMS, &prms)?;
+
+    frame(w, HGTS, 4 * n as u64)?;
+    write_f32s(w, &bp.heights)?;
+
+    frame(w, BIOM, n as u64)?;
+    write_biomes(w, &bp.biomes)?;
+
+    let mut town = Vec::with_capacity(4 + bp.towns.len() * TOWN_ENTRY_LEN as usize);
+    town.extend_from_slice(&(bp.towns.len() as i32).to_le_bytes());
+    for t in &bp.towns {
+        town.extend_from_slice(&t.x.to_le_bytes());
+        town.extend_from_slice(&t.y.to_le_bytes());
+        town.push(t.tier.ordinal());
+        town.push(u8::from(t.is_highway_node));
+    }
+    section(w, TOWN, &town)?;
+
+    if let Some(c) = &bp.curve {
+        section(w, TCRV, &curve_payload(c))?;
+    }
+    if let Some(d) = &bp.detail {
+        let mut b = Vec::with_capacity(TDTL_V2_LEN as usize);
+        b.extend_from_slice(&TDTL_VERSION.to_le_bytes());
+        b.extend_from_slice(&d.relief_amp_m.to_le_bytes());
+        b.extend_from_slice(&d.relief_freq_islands.to_le_bytes());
+        b.extend_from_slice(&d.relief_seed_offset.to_le_bytes());
+        b.extend_from_slice(&d.edge_amp_m.to_le_bytes());
+        b.extend_from_slice(&d.edge_freq_islands.to_le_bytes());
+        b.extend_from_slice(&d.edge_seed_offset.to_le_bytes());
+        b.extend_from_slice(&d.edge_max_shift_m.to_le_bytes());
+        section(w, TDTL, &b)?;
+    }
+    if let Some(e) = &bp.erosion {
+        let mut b = Vec::with_capacity(EROS_V3_LEN as usize);
+        b.extend_from_slice(&e.version().to_le_bytes());
+        for v in [e.droplet_count, e.lifetime, e.brush_radius, e.seed_offset] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [
+            e.carve_cap_m,
+            e.deposit_cap_m,
+            e.sea_margin_m,
+            e.inertia,
+            e.capacity_factor,
+            e.min_slope_m,
+            e.erode_rate,
+            e.deposit_rate,
+            e.evaporation,
+            e.gravity,
+        ] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        match e.crater {
+            ErosionCrater::Exclusion { factor } => b.extend_from_slice(&factor.to_le_bytes()),
+            ErosionCrater::Modes {
+                core,
+                feather,
+                mode,
+            } => {
+                b.extend_from_slice(&core.to_le_bytes());
+                b.extend_from_slice(&feather.to_le_bytes());
+                b.push(mode as u8);
+            }
+        }
+        section(w, EROS, &b)?;
+    }
+    if let Some(ids) = &bp.water_ids {
+        frame(w, WBID, 2 * n as u64)?;
+        write_u16s(w, ids)?;
+    }
+    if let Some(bodies) = &bp.water_bodies {
+        let mut b = Vec::with_capacity(4 + bodies.len() * WATER_BODY_ENTRY_LEN as usize);
+        b.extend_from_slice(&(bodies.len() as i32).to_le_bytes());
+        for body in bodies {
+            b.extend_from_slice(&body.id.to_le_bytes());
+            b.push(body.kind as u8);
+            b.push(body.salinity as u8);
+            b.extend_from_slice(&body.surface_level.to_le_bytes());
+            b.extend_from_slice(&body.pixel_count.to_le_bytes());
+            b.extend_from_slice(&body.centroid_x.to_le_bytes());
+            b.extend_from_slice(&body.centroid_y.to_le_bytes());
+        }
+        section(w, WBTB, &b)?;
+    }
+    if let Some(surface) = &bp.water_surface {
+        frame(w, WSRF, 2 * n as u64)?;
+        write_u16s(w, surface)?;
+    }
+    for tier in RoadTier::ALL {
+        let paths = bp.roads.tier(*tier);
+        frame(w, tier.tag(), road_block_len(paths))?;
+        write_road_block(w, paths)?;
+    }
+    w.flush()?;
+    Ok(out.written)
+}
+
+/// Writes `bp` in the v1 legacy layout. v1 carries no params beyond MapSize, no highway-node
+/// flags and none of the optional records. Returns the bytes written.
+pub fn write_v1<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> {
+    validate(bp)?;
+    let mut out = Counter {
+        inner: w,
+        written: 0,
+    };
+    let w = &mut out;
+    let mut header = Vec::new();
+    put_dotnet_string(&mut header, V1_HEADER);
+    header.extend_from_slice(&bp.params.map_size.to_le_bytes());
+    w.write_all(&header)?;
+
+    let heights = bp.heights.as_standard_layout();
+    let biomes = bp.biomes.as_standard_layout();
+    let (heights, biomes) = (slice(&heights), slice(&biomes));
+    let mut buf = Vec::with_capacity(CHUNK * V1_PIXEL_LEN as usize);
+    for (hs, bs) in heights.chunks(CHUNK).zip(biomes.chunks(CHUNK)) {
+        buf.clear();
+        for (h, b) in hs.iter().zip(bs) {
+            buf.extend_from_slice(&h.to_le_bytes());
+            buf.extend_from_slice(&i32::from(b.ordinal()).to_le_bytes());
+        }
+        w.write_all(&buf)?;
+    }
+
+    let mut towns = Vec::with_capacity(4 + bp.towns.len() * V1_TOWN_ENTRY_LEN as usize);
+    towns.extend_from_slice(&(bp.towns.len() as i32).to_le_bytes());
+    for t in &bp.towns {
+        towns.extend_from_slice(&t.x.to_le_bytes());
+        towns.extend_from_slice(&t.y.to_le_bytes());
+        towns.extend_from_slice(&i32::from(t.tier.ordinal()).to_le_bytes());
+    }
+    w.write_all(&towns)?;
+    for tier in RoadTier::ALL {
+        write_road_block(w, bp.roads.tier(*tier))?;
+    }
+    w.flush()?;
+    Ok(out.written)
+}
+
+/// Size of a v2 file for `bp`, computed without writing it.
+pub fn v2_len(bp: &Blueprint) -> u64 {
+    let n = (bp.side() * bp.side()) as u64;
+    let p = &bp.params;
+    let mut total = V2_HEADER_LEN;
+    let mut add = |payload: u64| total += SECTION_FRAME_LEN + payload;
+    add(24 + dotnet_string_len(&p.generated_utc) + dotnet_string_len(&p.generator_git_hash));
+    add(4 * n);
+    add(n);
+    add(4 + bp.towns.len() as u64 * TOWN_ENTRY_LEN);
+    if let Some(c) = &bp.curve {
+        add(tcrv_len(c.version));
+    }
+    if bp.detail.is_some() {
+        add(TDTL_V2_LEN);
+    }
+    if let Some(e) = &bp.erosion {
+        add(if e.version() == 2 {
+            EROS_V2_LEN
+        } else {
+            EROS_V3_LEN
+        });
+    }
+    if bp.water_ids.is_some() {
+        add(2 * n);
+    }
+    if let Some(b) = &bp.water_bodies {
+        add(4 + b.len() as u64 * WATER_BODY_ENTRY_LEN);
+    }
+    if bp.water_surface.is_some() {
+        add(2 * n);
+    }
+    for tier in RoadTier::ALL {
+        add(road_block_len(bp.roads.tier(*tier)));
+    }
+    total
+}
+
+fn curve_payload(c: &CurveRecord) -> Vec<u8> {
+    let mut b = Vec::with_capacity(tcrv_len(c.version) as usize);
+    b.extend_from_slice(&c.version.to_le_bytes());
+    let base = &c.base;
+    let fields = base.knots.iter().copied().chain([
+        base.spike_max,
+        base.sea,
+        base.orange_ceil,
+        base.red_ceil,
+        base.bench_lo,
+        base.bench_hi,
+        base.peak_cap,
+        base.tail_slope,
+    ]);
+    for v in fields {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    if let Some(m) = &c.modulation {
+        for v in [
+            m.bench_amp,
+            m.plateau_amp,
+            m.shelf_span_min,
+            m.shelf_span_max,
+            m.elev_freq_islands,
+            m.strength_freq_islands,
+        ] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [
+            m.bench_seed_offset,
+            m.plateau_seed_offset,
+            m.strength_seed_offset,
+        ] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    if let Some(p) = &c.preset {
+        b.push(p.preset_id);
+        b.extend_from_slice(&p.k5.to_le_bytes());
+        b.extend_from_slice(&p.k6.to_le_bytes());
+    }
+    b
+}
+
+fn road_block_len(paths: &[RoadPath]) -> u64 {
+    4 + paths
+        .iter()
+        .map(|p| 4 + p.len() as u64 * ROAD_POINT_LEN)
+        .sum::<u64>()
+}
+
+fn write_road_block<W: Write>(w: &mut W, paths: &[RoadPath]) -> std::io::Result<()> {
+    let mut b = Vec::new();
+    b.extend_from_slice(&(paths.len() as i32).to_le_bytes());
+    for path in paths {
+        b.extend_from_slice(&(path.len() as i32).to_le_bytes());
+        for [x, y] in path {
+            b.extend_from_slice(&x.to_le_bytes());
+            b.extend_from_slice(&y.to_le_bytes());
+        }
+        if b.len() >= 1 << 20 {
+            w.write_all(&b)?;
+            b.clear();
+        }
+    }
+    w.write_all(&b)
+}
+
+fn frame<W: Write>(w: &mut W, tag: Tag, len: u64) -> std::io::Result<()> {
+    w.write_all(&tag.0.to_le_bytes())?;
+    w.write_all(&len.to_le_bytes())
+}
+
+fn section<W: Write>(w: &mut W, tag: Tag, payload: &[u8]) -> std::io::Result<()> {
+    frame(w, tag, payload.len() as u64)?;
+    w.write_all(payload)
+}
+
+fn slice<'a, T>(a: &'a ndarray::CowArray<'_, T, ndarray::Ix2>) -> &'a [T] {
+    a.as_slice()
+        .expect("as_standard_layout yields a contiguous array")
+}
+
+fn write_f32s<W: Write>(w: &mut W, grid: &Array2<f32>) -> std::io::Result<()> {
+    let grid = grid.as_standard_layout();
+    write_pod(w, slice(&grid), f32::to_le_bytes)
+}
+
+fn write_u16s<W: Write>(w: &mut W, grid: &Array2<u16>) -> std::io::Result<()> {
+    let grid = grid.as_standard_layout();
+    write_pod(w, slice(&grid), u16::to_le_bytes)
+}
+
+/// Writes plain numbers little-endian: straight from memory on a little-endian machine.
+fn write_pod<W: Write, T: bytemuck::Pod, const N: usize>(
+    w: &mut W,
+    data: &[T],
+    to_le: fn(T) -> [u8; N],
+) -> std::io::Result<()> {
+    if cfg!(target_endian = "little") {
+        return w.write_all(bytemuck::cast_slice(data));
+    }
+    let mut buf = Vec::with_capacity(CHUNK * N);
+    for chunk in data.chunks(CHUNK) {
+        buf.clear();
+        chunk.iter().for_each(|&v| buf.extend_from_slice(&to_le(v)));
+        w.write_all(&buf)?;
+    }
+    Ok(())
+}
+
+fn write_biomes<W: Write>(w: &mut W, grid: &Array2<Biome>) -> std::io::Result<()> {
+    let grid = grid.as_standard_layout();
+    let mut buf = Vec::with_capacity(CHUNK);
+    for chunk in slice(&grid).chunks(CHUNK) {
+        buf.clear();
+        buf.extend(chunk.iter().map(|b| b.ordinal()));
+        w.write_all(&buf)?;
+    }
+    Ok(())
+}
+
+/// Counts the bytes that pass through.
+struct Counter<'a, W: Write> {
+    inner: &'a mut W,
+    written: u64,
+}
+
+impl<W: Write> Write for Counter<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}

@@ -1,0 +1,799 @@
+//! Configuration: a `ServerConfig.json`-compatible file, parsed raw and then validated.
+//!
+//! [`RawConfig`] mirrors the original's PascalCase keys, every one optional, so an existing
+//! ServerConfig.json loads unchanged; keys islagen does not know (a real file also carries server
+//! settings) are collected and listed once at debug level. [`Config::from_raw`] turns it into a
+//! [`Config`] whose fields are checked: a retired or unknown enum value is a [`ConfigError`]
+//! naming the key, the value and the accepted values; an out-of-range number is clamped and
+//! reported as a [`ConfigWarning`] naming the key, the given and the applied value.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::blueprint::format::CraterErosionMode;
+
+/// The 1024-pixel reference map every distance is scaled from.
+pub const REFERENCE_MAP_SIZE: f32 = 1024.0;
+
+/// Legacy island axis ratios, restored when a configured axis is ≤ 0.01.
+pub const LEGACY_ISLAND_AXIS: (f32, f32) = (1.15, 0.90);
+
+/// The balanced preset's band-squeeze bound for ShelfEdgeVariation, metres of input height:
+/// a larger shift would push the foothill shelf/riser knots through their neighbours.
+pub const SHELF_EDGE_MAX_SHIFT_M: f32 = 18.0;
+
+/// The config file exactly as written: every key optional, PascalCase as the original.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+#[allow(missing_docs)]
+pub struct RawConfig {
+    pub map_size: Option<i64>,
+    pub world_seed: Option<i64>,
+    pub crater_radius: Option<f64>,
+    pub density_multiplier: Option<f64>,
+    pub sea_level_model: Option<String>,
+    pub sea_level_value: Option<f64>,
+    pub skip_roads: Option<bool>,
+    pub terrain_curve: Option<String>,
+    pub terrain_detail: Option<String>,
+    pub shelf_relief_amp: Option<f64>,
+    pub shelf_edge_variation: Option<f64>,
+    pub erosion: Option<String>,
+    pub erosion_droplet_count: Option<i64>,
+    pub erosion_droplet_lifetime: Option<i64>,
+    pub erosion_carve_cap: Option<f64>,
+    pub erosion_deposit_cap: Option<f64>,
+    pub erosion_brush_radius: Option<i64>,
+    pub erosion_seed_offset: Option<i64>,
+    pub erosion_sea_margin: Option<f64>,
+    pub erosion_inertia: Option<f64>,
+    pub erosion_capacity_factor: Option<f64>,
+    pub erosion_min_slope: Option<f64>,
+    pub erosion_erode_rate: Option<f64>,
+    pub erosion_deposit_rate: Option<f64>,
+    pub erosion_evaporation: Option<f64>,
+    pub erosion_gravity: Option<f64>,
+    pub crater_erosion_mode: Option<String>,
+    pub crater_erosion_core: Option<f64>,
+    pub crater_erosion_feather: Option<f64>,
+    pub coast_profile: Option<String>,
+    pub island_axis_x: Option<f64>,
+    pub island_axis_y: Option<f64>,
+    pub offshore_island_density: Option<f64>,
+    /// Every key islagen does not know, kept so it can be listed.
+    #[serde(flatten)]
+    pub unknown: BTreeMap<String, serde_json::Value>,
+}
+
+/// How sea level is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum SeaLevelModel {
+    /// One scalar everywhere (raw height units).
+    Flat(f32),
+    /// The legacy latitude lerp: 0.26 in the north to 0.15 in the south.
+    Field,
+}
+
+/// The height-redistribution curve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum TerrainCurve {
+    /// The balanced terraced curve (TCRV curveVersion 5).
+    V5,
+    /// The raw profile.
+    Off,
+}
+
+/// The terrain detail passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum TerrainDetail {
+    /// Shelf micro-relief and shelf-edge variation (TDTL v2); needs the curve.
+    V1,
+    /// None.
+    Off,
+}
+
+/// The submarine shelf.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CoastProfile {
+    /// Shallow depth compressed so the shallows reach further out.
+    Wide,
+    /// The raw seabed.
+    Steep,
+}
+
+/// Droplet erosion dials, as applied.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[allow(missing_docs)]
+pub struct ErosionConfig {
+    /// Erosion "v1" (true) or "off".
+    pub enabled: bool,
+    pub droplet_count: i32,
+    pub lifetime: i32,
+    pub carve_cap_m: f32,
+    pub deposit_cap_m: f32,
+    pub brush_radius: i32,
+    pub seed_offset: i32,
+    pub sea_margin_m: f32,
+    pub inertia: f32,
+    pub capacity_factor: f32,
+    pub min_slope_m: f32,
+    pub erode_rate: f32,
+    pub deposit_rate: f32,
+    pub evaporation: f32,
+    pub gravity: f32,
+    pub crater_mode: CraterErosionMode,
+    /// Protected core, a factor of CraterRadius.
+    pub crater_core: f32,
+    /// Feather outer radius, a factor of CraterRadius.
+    pub crater_feather: f32,
+}
+
+/// A validated configuration: every field within its documented range.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Config {
+    /// Pixels per side, 256 ..= 32768.
+    pub map_size: u32,
+    /// The configured seed; 0 means "randomize" (see [`crate::seed`]).
+    pub world_seed: i32,
+    /// Crater radius in pixels of the 1024 reference map (scaled by scaleFactor).
+    pub crater_radius: f32,
+    /// Town density multiplier.
+    pub density_multiplier: f32,
+    /// Sea-level model.
+    pub sea_level: SeaLevelModel,
+    /// Export present-but-empty road sections instead of running the road pass.
+    pub skip_roads: bool,
+    /// Height curve.
+    pub terrain_curve: TerrainCurve,
+    /// Detail passes.
+    pub terrain_detail: TerrainDetail,
+    /// Shelf micro-relief amplitude, output metres.
+    pub shelf_relief_amp_m: f32,
+    /// Shelf-edge variation, metres of input height (≤ [`SHELF_EDGE_MAX_SHIFT_M`]).
+    pub shelf_edge_variation_m: f32,
+    /// Erosion.
+    pub erosion: ErosionConfig,
+    /// Submarine shelf.
+    pub coast_profile: CoastProfile,
+    /// Falloff axis ratio along X.
+    pub island_axis_x: f32,
+    /// Falloff axis ratio along Y.
+    pub island_axis_y: f32,
+    /// Fraction of the offshore field above the islet threshold, 0 ..= 0.5.
+    pub offshore_island_density: f32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            map_size: 8192,
+            world_seed: 0,
+            crater_radius: 64.0,
+            density_multiplier: 1.0,
+            sea_level: SeaLevelModel::Flat(0.15),
+            skip_roads: false,
+            terrain_curve: TerrainCurve::V5,
+            terrain_detail: TerrainDetail::V1,
+            shelf_relief_amp_m: 3.0,
+            shelf_edge_variation_m: 12.0,
+            erosion: ErosionConfig {
+                enabled: false,
+                droplet_count: 250_000,
+                lifetime: 384,
+                carve_cap_m: 15.0,
+                deposit_cap_m: 6.0,
+                brush_radius: 3,
+                seed_offset: 1709,
+                sea_margin_m: 0.5,
+                inertia: 0.35,
+                capacity_factor: 4.0,
+                min_slope_m: 0.05,
+                erode_rate: 0.3,
+                deposit_rate: 0.3,
+                evaporation: 0.01,
+                gravity: 4.0,
+                crater_mode: CraterErosionMode::Feather,
+                crater_core: 0.80,
+                crater_feather: 1.05,
+            },
+            coast_profile: CoastProfile::Wide,
+            island_axis_x: 1.30,
+            island_axis_y: 0.78,
+            offshore_island_density: 0.02,
+        }
+    }
+}
+
+/// A value that was changed on load.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ConfigWarning {
+    /// The key.
+    pub key: &'static str,
+    /// The value as given.
+    pub given: String,
+    /// The value applied.
+    pub applied: String,
+    /// Why.
+    pub reason: String,
+}
+
+impl fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} → {} ({})",
+            self.key, self.given, self.applied, self.reason
+        )
+    }
+}
+
+/// Why a configuration could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The JSON is malformed or a value has the wrong type.
+    #[error("config {origin}:{line}:{column}: {message}")]
+    Parse {
+        /// Where the JSON came from.
+        origin: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// serde's description.
+        message: String,
+    },
+    /// A value islagen does not accept (a retired or unknown enum value, a seed out of range).
+    #[error("config key {key}: {value} is not accepted; accepted: {accepted}")]
+    Invalid {
+        /// The key.
+        key: &'static str,
+        /// The value as given.
+        value: String,
+        /// What is accepted.
+        accepted: String,
+    },
+}
+
+/// A loaded configuration with what loading noticed.
+#[derive(Clone, Debug)]
+pub struct LoadedConfig {
+    /// The validated config.
+    pub config: Config,
+    /// Clamps and restorations applied.
+    pub warnings: Vec<ConfigWarning>,
+    /// Keys islagen does not use.
+    pub unknown_keys: Vec<String>,
+}
+
+impl Config {
+    /// Loads and validates a config file.
+    pub fn load(path: &Path) -> Result<LoadedConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::from_json(&text, &path.display().to_string())
+    }
+
+    /// Parses and validates config JSON; `origin` names it in errors.
+    pub fn from_json(text: &str, origin: &str) -> Result<LoadedConfig, ConfigError> {
+        let raw: RawConfig = serde_json::from_str(text).map_err(|e| ConfigError::Parse {
+            origin: origin.to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        Self::from_raw(raw)
+    }
+
+    /// Validates a raw config.
+    pub fn from_raw(raw: RawConfig) -> Result<LoadedConfig, ConfigError> {
+        let d = Config::default();
+        let mut v = Validator {
+            warnings: Vec::new(),
+        };
+        let map_size = v.int("MapSize", raw.map_size, d.map_size as i64, 256, 32768) as u32;
+        let world_seed = match raw.world_seed {
+            None => d.world_seed,
+            Some(s) => i32::try_from(s).map_err(|_| ConfigError::Invalid {
+                key: "WorldSeed",
+                value: s.to_string(),
+                accepted: format!("an integer in {}..={} (0 = randomize)", i32::MIN, i32::MAX),
+            })?,
+        };
+        let sea_model = choice(
+            "SeaLevelModel",
+            &raw.sea_level_model,
+            &["flat", "field"],
+            &[],
+            "flat",
+        )?;
+        let sea_value = v.float("SeaLevelValue", raw.sea_level_value, 0.15, 0.01, 0.6);
+        let sea_level = if sea_model == "flat" {
+            SeaLevelModel::Flat(sea_value)
+        } else {
+            SeaLevelModel::Field
+        };
+        let curve = choice(
+            "TerrainCurve",
+            &raw.terrain_curve,
+            &["v5", "off"],
+            &["v1", "v2", "v3", "v4", "on", "tri"],
+            "v5",
+        )?;
+        let detail = choice(
+            "TerrainDetail",
+            &raw.terrain_detail,
+            &["v1", "off"],
+            &[],
+            "v1",
+        )?;
+        let erosion = choice("Erosion", &raw.erosion, &["v1", "off"], &[], "off")?;
+        let crater_mode = choice(
+            "CraterErosionMode",
+            &raw.crater_erosion_mode,
+            &["feather", "full"],
+            &[],
+            "feather",
+        )?;
+        let coast = choice(
+            "CoastProfile",
+            &raw.coast_profile,
+            &["wide", "steep"],
+            &[],
+            "wide",
+        )?;
+        let e = d.erosion;
+        let crater_core = v.float(
+            "CraterErosionCore",
+            raw.crater_erosion_core,
+            e.crater_core,
+            0.0,
+            2.0,
+        );
+        let crater_feather = v.float(
+            "CraterErosionFeather",
+            raw.crater_erosion_feather,
+            e.crater_feather,
+            crater_core,
+            3.0,
+        );
+        let config = Config {
+            map_size,
+            world_seed,
+            crater_radius: v.float(
+                "CraterRadius",
+                raw.crater_radius,
+                d.crater_radius,
+                8.0,
+                200.0,
+            ),
+            density_multiplier: v.float(
+                "DensityMultiplier",
+                raw.density_multiplier,
+                d.density_multiplier,
+                0.1,
+                10.0,
+            ),
+            sea_level,
+            skip_roads: raw.skip_roads.unwrap_or(d.skip_roads),
+            terrain_curve: if curve == "v5" {
+                TerrainCurve::V5
+            } else {
+                TerrainCurve::Off
+            },
+            terrain_detail: if detail == "v1" {
+                TerrainDetail::V1
+            } else {
+                TerrainDetail::Off
+            },
+            shelf_relief_amp_m: v.float(
+                "ShelfReliefAmp",
+                raw.shelf_relief_amp,
+                d.shelf_relief_amp_m,
+                0.0,
+                10.0,
+            ),
+            shelf_edge_variation_m: v.float(
+                "ShelfEdgeVariation",
+                raw.shelf_edge_variation,
+                d.shelf_edge_variation_m,
+                0.0,
+                SHELF_EDGE_MAX_SHIFT_M,
+            ),
+            erosion: ErosionConfig {
+                enabled: erosion == "v1",
+                droplet_count: v.int(
+                    "ErosionDropletCount",
+                    raw.erosion_droplet_count,
+                    e.droplet_count.into(),
+                    1_000,
+                    20_000_000,
+                ) as i32,
+                lifetime: v.int(
+                    "ErosionDropletLifetime",
+                    raw.erosion_droplet_lifetime,
+                    e.lifetime.into(),
+                    8,
+                    4096,
+                ) as i32,
+                carve_cap_m: v.float(
+                    "ErosionCarveCap",
+                    raw.erosion_carve_cap,
+                    e.carve_cap_m,
+                    0.5,
+                    60.0,
+                ),
+                deposit_cap_m: v.float(
+                    "ErosionDepositCap",
+                    raw.erosion_deposit_cap,
+                    e.deposit_cap_m,
+                    0.0,
+                    30.0,
+                ),
+                brush_radius: v.int(
+                    "ErosionBrushRadius",
+                    raw.erosion_brush_radius,
+                    e.brush_radius.into(),
+                    1,
+                    8,
+                ) as i32,
+                seed_offset: v.int(
+                    "ErosionSeedOffset",
+                    raw.erosion_seed_offset,
+                    e.seed_offset.into(),
+                    i32::MIN.into(),
+                    i32::MAX.into(),
+                ) as i32,
+                sea_margin_m: v.float(
+                    "ErosionSeaMargin",
+                    raw.erosion_sea_margin,
+                    e.sea_margin_m,
+                    0.0,
+                    10.0,
+                ),
+                inertia: v.float("ErosionInertia", raw.erosion_inertia, e.inertia, 0.0, 0.99),
+                capacity_factor: v.float(
+                    "ErosionCapacityFactor",
+                    raw.erosion_capacity_factor,
+                    e.capacity_factor,
+                    0.1,
+                    64.0,
+                ),
+                min_slope_m: v.float(
+                    "ErosionMinSlope",
+                    raw.erosion_min_slope,
+                    e.min_slope_m,
+                    0.0,
+                    10.0,
+                ),
+                erode_rate: v.float(
+                    "ErosionErodeRate",
+                    raw.erosion_erode_rate,
+                    e.erode_rate,
+                    0.0,
+                    1.0,
+                ),
+                deposit_rate: v.float(
+                    "ErosionDepositRate",
+                    raw.erosion_deposit_rate,
+                    e.deposit_rate,
+                    0.0,
+                    1.0,
+                ),
+                evaporation: v.float(
+                    "ErosionEvaporation",
+                    raw.erosion_evaporation,
+                    e.evaporation,
+                    0.0,
+                    0.5,
+                ),
+                gravity: v.float("ErosionGravity", raw.erosion_gravity, e.gravity, 0.1, 50.0),
+                crater_mode: if crater_mode == "full" {
+                    CraterErosionMode::Full
+                } else {
+                    CraterErosionMode::Feather
+                },
+                crater_core,
+                crater_feather,
+            },
+            coast_profile: if coast == "wide" {
+                CoastProfile::Wide
+            } else {
+                CoastProfile::Steep
+            },
+            island_axis_x: v.axis(
+                "IslandAxisX",
+                raw.island_axis_x,
+                d.island_axis_x,
+                LEGACY_ISLAND_AXIS.0,
+            ),
+            island_axis_y: v.axis(
+                "IslandAxisY",
+                raw.island_axis_y,
+                d.island_axis_y,
+                LEGACY_ISLAND_AXIS.1,
+            ),
+            offshore_island_density: v.float(
+                "OffshoreIslandDensity",
+                raw.offshore_island_density,
+                d.offshore_island_density,
+                0.0,
+                0.5,
+            ),
+        };
+        Ok(LoadedConfig {
+            config,
+            warnings: v.warnings,
+            unknown_keys: raw.unknown.into_keys().collect(),
+        })
+    }
+
+    /// scaleFactor = MapSize / 1024: every distance, radius and threshold is multiplied by it.
+    pub fn scale_factor(&self) -> f32 {
+        self.map_size as f32 / REFERENCE_MAP_SIZE
+    }
+}
+
+/// An enum-valued key: the lower-cased value if accepted, else an error naming the accepted
+/// values (and saying so when the value is a retired one).
+fn choice(
+    key: &'static str,
+    given: &Option<String>,
+    accepted: &[&'static str],
+    retired: &[&str],
+    default: &'static str,
+) -> Result<&'static str, ConfigError> {
+    let Some(given) = given else {
+        return Ok(default);
+    };
+    let lower = given.to_ascii_lowercase();
+    if let Some(v) = accepted.iter().find(|a| **a == lower) {
+        return Ok(v);
+    }
+    let quoted: Vec<String> = accepted.iter().map(|a| format!("\"{a}\"")).collect();
+    let note = if retired.contains(&lower.as_str()) {
+        " (this value is retired)"
+    } else {
+        ""
+    };
+    Err(ConfigError::Invalid {
+        key,
+        value: format!("\"{given}\"{note}"),
+        accepted: quoted.join(", "),
+    })
+}
+
+struct Validator {
+    warnings: Vec<ConfigWarning>,
+}
+
+impl Validator {
+    fn warn(&mut self, key: &'static str, given: String, applied: String, reason: String) {
+        tracing::warn!("config {key}: {given} is out of range, using {applied} ({reason})");
+        self.warnings.push(ConfigWarning {
+            key,
+            given,
+            applied,
+            reason,
+        });
+    }
+
+    fn float(
+        &mut self,
+        key: &'static str,
+        given: Option<f64>,
+        default: f32,
+        min: f32,
+        max: f32,
+    ) -> f32 {
+        let Some(g) = given else { return default };
+        let applied = (g as f32).clamp(min, max);
+        if applied != g as f32 {
+            self.warn(
+                key,
+                g.to_string(),
+                applied.to_string(),
+                format!("clamped to {min}..={max}"),
+            );
+        }
+        applied
+    }
+
+    fn int(
+        &mut self,
+        key: &'static str,
+        given: Option<i64>,
+        default: i64,
+        min: i64,
+        max: i64,
+    ) -> i64 {
+        let Some(g) = given else { return default };
+        let applied = g.clamp(min, max);
+        if applied != g {
+            self.warn(
+                key,
+                g.to_string(),
+                applied.to_string(),
+                format!("clamped to {min}..={max}"),
+            );
+        }
+        applied
+    }
+
+    fn axis(&mut self, key: &'static str, given: Option<f64>, default: f32, legacy: f32) -> f32 {
+        match given {
+            None => default,
+            Some(g) if g <= 0.01 => {
+                self.warn(
+                    key,
+                    g.to_string(),
+                    legacy.to_string(),
+                    "≤ 0.01 would divide by ~zero and yield an all-ocean map; restored to the legacy value".into(),
+                );
+                legacy
+            }
+            Some(g) => self.float(key, Some(g), default, 0.01, 4.0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(json: &str) -> Result<LoadedConfig, ConfigError> {
+        Config::from_json(json, "test.json")
+    }
+
+    #[test]
+    fn empty_object_gives_every_default() {
+        let l = load("{}").unwrap();
+        assert_eq!(l.config, Config::default());
+        assert!(l.warnings.is_empty());
+        let c = l.config;
+        assert_eq!(c.map_size, 8192);
+        assert_eq!(c.sea_level, SeaLevelModel::Flat(0.15));
+        assert_eq!(c.terrain_curve, TerrainCurve::V5);
+        assert_eq!(c.terrain_detail, TerrainDetail::V1);
+        assert_eq!(
+            (c.shelf_relief_amp_m, c.shelf_edge_variation_m),
+            (3.0, 12.0)
+        );
+        assert!(!c.erosion.enabled);
+        assert_eq!(
+            (c.erosion.droplet_count, c.erosion.lifetime),
+            (250_000, 384)
+        );
+        assert_eq!(
+            (c.erosion.carve_cap_m, c.erosion.deposit_cap_m),
+            (15.0, 6.0)
+        );
+        assert_eq!(c.erosion.inertia, 0.35);
+        assert_eq!(c.erosion.crater_mode, CraterErosionMode::Feather);
+        assert_eq!(
+            (c.erosion.crater_core, c.erosion.crater_feather),
+            (0.80, 1.05)
+        );
+        assert_eq!(c.coast_profile, CoastProfile::Wide);
+        assert_eq!((c.island_axis_x, c.island_axis_y), (1.30, 0.78));
+        assert_eq!(c.offshore_island_density, 0.02);
+        assert!(!c.skip_roads);
+        assert_eq!(c.scale_factor(), 8.0);
+    }
+
+    #[test]
+    fn shipped_server_config_is_the_defaults() {
+        let text = include_str!("../config/ServerConfig.json");
+        let l = load(text).unwrap();
+        assert_eq!(l.config, Config::default());
+        assert!(l.warnings.is_empty());
+    }
+
+    #[test]
+    fn retired_value_names_key_value_and_accepted() {
+        let err = load(r#"{"TerrainCurve": "v3"}"#).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            matches!(
+                err,
+                ConfigError::Invalid {
+                    key: "TerrainCurve",
+                    ..
+                }
+            ),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("\"v3\"") && msg.contains("retired") && msg.contains("\"v5\", \"off\""),
+            "{msg}"
+        );
+        let err = load(r#"{"SeaLevelModel": "tidal"}"#).unwrap_err();
+        assert!(err.to_string().contains("\"flat\", \"field\""));
+    }
+
+    #[test]
+    fn out_of_range_numbers_are_clamped_loudly() {
+        let l = load(r#"{"OffshoreIslandDensity": 0.9, "MapSize": 100, "ErosionCarveCap": 1000}"#)
+            .unwrap();
+        assert_eq!(l.config.offshore_island_density, 0.5);
+        assert_eq!(l.config.map_size, 256);
+        assert_eq!(l.config.erosion.carve_cap_m, 60.0);
+        let keys: Vec<_> = l.warnings.iter().map(|w| w.key).collect();
+        assert_eq!(
+            keys,
+            ["MapSize", "ErosionCarveCap", "OffshoreIslandDensity"]
+        );
+        let w = &l.warnings[2];
+        assert_eq!((w.given.as_str(), w.applied.as_str()), ("0.9", "0.5"));
+    }
+
+    #[test]
+    fn tiny_island_axis_is_restored_to_legacy() {
+        let l = load(r#"{"IslandAxisX": 0.0, "IslandAxisY": 0.005}"#).unwrap();
+        assert_eq!(
+            (l.config.island_axis_x, l.config.island_axis_y),
+            LEGACY_ISLAND_AXIS
+        );
+        assert_eq!(l.warnings.len(), 2);
+        assert!(l.warnings[0].reason.contains("legacy"));
+    }
+
+    #[test]
+    fn shelf_edge_variation_clamps_to_band_squeeze_bound() {
+        let l = load(r#"{"ShelfEdgeVariation": 40}"#).unwrap();
+        assert_eq!(l.config.shelf_edge_variation_m, SHELF_EDGE_MAX_SHIFT_M);
+        assert_eq!(l.warnings[0].key, "ShelfEdgeVariation");
+    }
+
+    #[test]
+    fn in_range_values_apply_silently() {
+        let l = load(r#"{"SeaLevelValue": 0.2, "CoastProfile": "steep", "Erosion": "v1", "CraterErosionMode": "full", "SeaLevelModel": "field"}"#).unwrap();
+        assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+        assert_eq!(l.config.coast_profile, CoastProfile::Steep);
+        assert!(l.config.erosion.enabled);
+        assert_eq!(l.config.erosion.crater_mode, CraterErosionMode::Full);
+        assert_eq!(l.config.sea_level, SeaLevelModel::Field);
+    }
+
+    #[test]
+    fn malformed_json_reports_line_and_column() {
+        let err = load("{\n  \"MapSize\": 1024,\n  \"WorldSeed\": ,\n}").unwrap_err();
+        match err {
+            ConfigError::Parse { line, column, .. } => assert_eq!((line, column), (3, 16)),
+            other => panic!("expected a parse error, got {other}"),
+        }
+        let err = load(r#"{"MapSize": "big"}"#).unwrap_err();
+        assert!(matches!(err, ConfigError::Parse { line: 1, .. }), "{err}");
+    }
+
+    #[test]
+    fn unknown_keys_are_kept_not_rejected() {
+        let l = load(r#"{"ServerPort": 7777, "MaxPlayers": 32, "MapSize": 1024}"#).unwrap();
+        assert_eq!(l.unknown_keys, ["MaxPlayers", "ServerPort"]);
+        assert_eq!(l.config.map_size, 1024);
+    }
+
+    #[test]
+    fn seed_outside_i32_is_an_error() {
+        let err = load(r#"{"WorldSeed": 4294967296}"#).unwrap_err();
+        assert!(matches!(
+            err,
+            ConfigError::Invalid {
+                key: "WorldSeed",
+                ..
+            }
+        ));
+    }
+}

@@ -1,0 +1,14 @@
+//! islagen: a fast, deterministic procedural island-world generator.
+//!
+//! The only output the game server needs is a `.dat` blueprint ([`blueprint`]); the generator
+//! is driven by a `ServerConfig.json`-compatible [`config`].
+
+pub mod blueprint;
+pub mod config;
+pub mod inspect;
+pub mod output;
+pub mod roundtrip;
+pub mod seed;
+
+/// The short git hash of the source this binary was built from, or "" outside a checkout.
+pub const GIT_HASH: &str = env!("ISLAGEN_GIT_HASH");

@@ -1,0 +1,58 @@
+//! Seeds: resolving the configured seed, and deriving one seed per stage from it.
+//!
+//! A configured seed of 0 means "randomize": it is resolved once, from the clock and the process
+//! id, to a positive i32 that is then used for file names and PRMS alike. Stage seeds are derived
+//! from the resolved seed and the stage's name (FNV-1a over the little-endian seed bytes and the
+//! name), so adding a stage never shifts another stage's randomness.
+
+/// Resolves a configured seed: non-zero seeds are kept, 0 becomes a fresh positive seed.
+pub fn resolve(configured: i32) -> i32 {
+    if configured != 0 {
+        return configured;
+    }
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let mixed = splitmix64(nanos ^ (u64::from(std::process::id()) << 32));
+    // 1 ..= i32::MAX: never 0 (which would mean "randomize" again) and never negative.
+    (mixed % (i32::MAX as u64)) as i32 + 1
+}
+
+/// The seed of one stage, derived from the resolved seed and the stage's name.
+pub fn stage_seed(resolved: i32, stage: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in resolved.to_le_bytes().iter().chain(stage.as_bytes()) {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    splitmix64(h)
+}
+
+fn splitmix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonzero_seeds_are_kept_and_zero_is_resolved_positive() {
+        assert_eq!(resolve(42), 42);
+        assert_eq!(resolve(-7), -7);
+        for _ in 0..100 {
+            assert!(resolve(0) > 0);
+        }
+    }
+
+    #[test]
+    fn stage_seeds_depend_on_seed_and_name() {
+        assert_eq!(stage_seed(1, "topography"), stage_seed(1, "topography"));
+        assert_ne!(stage_seed(1, "topography"), stage_seed(2, "topography"));
+        assert_ne!(stage_seed(1, "topography"), stage_seed(1, "towns"));
+    }
+}
