@@ -17,9 +17,9 @@ fn valid_v2() -> Vec<u8> {
 fn cut_points(bytes: &[u8], grids: &[(usize, usize)], stride: usize) -> Vec<usize> {
     (0..=bytes.len())
         .filter(|&p| {
-            grids.iter().all(|&(start, end)| {
-                p < start + 64 || p + 64 > end || (p - start) % stride == 0
-            })
+            grids
+                .iter()
+                .all(|&(start, end)| p < start + 64 || p + 64 > end || (p - start) % stride == 0)
         })
         .collect()
 }
@@ -30,7 +30,12 @@ fn grid_payloads(bytes: &[u8]) -> Vec<(usize, usize)> {
         .sections
         .iter()
         .filter(|s| [HGTS, BIOM, WBID, WSRF].contains(&s.tag))
-        .map(|s| ((s.offset + 12) as usize, (s.offset + 12 + s.length) as usize))
+        .map(|s| {
+            (
+                (s.offset + 12) as usize,
+                (s.offset + 12 + s.length) as usize,
+            )
+        })
         .collect()
 }
 
@@ -50,7 +55,9 @@ fn every_v2_prefix_is_an_error_never_a_panic() {
             // a cut exactly on a section boundary after BIOM still loads: later sections are
             // optional, so a prefix there is a valid (smaller) file
             Ok(l) => assert!(
-                l.sections.iter().any(|s| s.offset + 12 + s.length == p as u64),
+                l.sections
+                    .iter()
+                    .any(|s| s.offset + 12 + s.length == p as u64),
                 "prefix {p} loaded but does not end on a section boundary"
             ),
         }
@@ -83,7 +90,15 @@ fn corrupting_any_header_byte_never_panics() {
     }
     let mut outcomes = [0usize; 2];
     for &i in &positions {
-        for value in [0x00, 0xFF, 0x7F, 0x80, bytes[i] ^ 0x01, bytes[i].wrapping_add(1), bytes[i] ^ 0x40] {
+        for value in [
+            0x00,
+            0xFF,
+            0x7F,
+            0x80,
+            bytes[i] ^ 0x01,
+            bytes[i].wrapping_add(1),
+            bytes[i] ^ 0x40,
+        ] {
             if value == bytes[i] {
                 continue;
             }
@@ -92,7 +107,13 @@ fn corrupting_any_header_byte_never_panics() {
             match read_bytes(&bad) {
                 Ok(l) => {
                     // only possible when a non-mandatory tag became unknown (and was skipped)
-                    assert!(l.warnings.iter().any(|w| matches!(w, islagen::blueprint::LoadWarning::UnknownSection(_))), "byte {i} := {value:#x} loaded silently");
+                    assert!(
+                        l.warnings.iter().any(|w| matches!(
+                            w,
+                            islagen::blueprint::LoadWarning::UnknownSection(_)
+                        )),
+                        "byte {i} := {value:#x} loaded silently"
+                    );
                     outcomes[0] += 1;
                 }
                 Err(ReadError::Invalid { .. }) => outcomes[1] += 1,
@@ -107,7 +128,11 @@ fn corrupting_any_header_byte_never_panics() {
 fn corrupting_small_section_payloads_never_panics() {
     let bytes = valid_v2();
     let loaded = read_bytes(&bytes).unwrap();
-    for s in loaded.sections.iter().filter(|s| ![HGTS, BIOM, WBID, WSRF].contains(&s.tag)) {
+    for s in loaded
+        .sections
+        .iter()
+        .filter(|s| ![HGTS, BIOM, WBID, WSRF].contains(&s.tag))
+    {
         let start = (s.offset + 12) as usize;
         for i in start..start + (s.length as usize).min(256) {
             for value in [0x00, 0xFF, 0x80, bytes[i] ^ 0x10] {

@@ -34,13 +34,31 @@ fn v1_round_trip_keeps_what_v1_carries() {
     write_v1(&mut bytes, &bp).unwrap();
     assert_eq!(bytes[0], V1_FIRST_BYTE);
     let n = 256 * 256;
-    let expected_len = 8 + 4 + 8 * n + 4 + 12 * bp.towns.len()
-        + RoadTier::ALL.iter().map(|t| 4 + bp.roads.tier(*t).iter().map(|p| 4 + 8 * p.len()).sum::<usize>()).sum::<usize>();
+    let expected_len = 8
+        + 4
+        + 8 * n
+        + 4
+        + 12 * bp.towns.len()
+        + RoadTier::ALL
+            .iter()
+            .map(|t| {
+                4 + bp
+                    .roads
+                    .tier(*t)
+                    .iter()
+                    .map(|p| 4 + 8 * p.len())
+                    .sum::<usize>()
+            })
+            .sum::<usize>();
     assert_eq!(bytes.len(), expected_len);
     let loaded = read_bytes(&bytes).unwrap();
     assert_eq!(loaded.format, Format::V1);
     let got = &loaded.blueprint;
-    assert_eq!(got.params, Params::sentinel(256), "v1 carries no params: sentinel values");
+    assert_eq!(
+        got.params,
+        Params::sentinel(256),
+        "v1 carries no params: sentinel values"
+    );
     assert_eq!(got.heights, bp.heights);
     assert_eq!(got.biomes, bp.biomes);
     assert_eq!(got.roads, bp.roads);
@@ -64,8 +82,16 @@ fn small_sections_have_the_contract_bytes() {
     let mut bp = sample::full(256, 3);
     bp.params.generated_utc = "T".into();
     bp.params.generator_git_hash = String::new();
-    bp.towns = vec![Town { x: 1.5, y: -2.0, tier: TownTier::Village, is_highway_node: true }];
-    bp.roads = Roads { highway: vec![vec![[3.0, 4.0]]], ..Roads::default() };
+    bp.towns = vec![Town {
+        x: 1.5,
+        y: -2.0,
+        tier: TownTier::Village,
+        is_highway_node: true,
+    }];
+    bp.roads = Roads {
+        highway: vec![vec![[3.0, 4.0]]],
+        ..Roads::default()
+    };
     let bytes = v2_bytes(&bp);
     let mut expected = b"ISLA\x02\x00\x00\x00PRMS".to_vec();
     expected.extend_from_slice(&27u64.to_le_bytes());
@@ -80,7 +106,14 @@ fn small_sections_have_the_contract_bytes() {
     assert_eq!(&bytes[..expected.len()], &expected[..]);
 
     let loaded = read_bytes(&bytes).unwrap();
-    let at = |tag: Tag| loaded.sections.iter().find(|s| s.tag == tag).unwrap().offset as usize;
+    let at = |tag: Tag| {
+        loaded
+            .sections
+            .iter()
+            .find(|s| s.tag == tag)
+            .unwrap()
+            .offset as usize
+    };
     let town = at(TOWN);
     let mut t = b"TOWN".to_vec();
     t.extend_from_slice(&14u64.to_le_bytes());
@@ -103,34 +136,61 @@ fn small_sections_have_the_contract_bytes() {
     let hgts = at(HGTS) + 12 + 4 * (256 * 3 + 1);
     assert_eq!(&bytes[hgts..hgts + 4], &bp.heights[(3, 1)].to_le_bytes());
     // the WSRF sentinel agrees with WBID
-    let (ids, surf) = (loaded.blueprint.water_ids.unwrap(), loaded.blueprint.water_surface.unwrap());
-    assert!(ids.iter().zip(surf.iter()).all(|(&i, &s)| (i == 0) == (s == WSRF_NO_WATER)));
+    let (ids, surf) = (
+        loaded.blueprint.water_ids.unwrap(),
+        loaded.blueprint.water_surface.unwrap(),
+    );
+    assert!(ids
+        .iter()
+        .zip(surf.iter())
+        .all(|(&i, &s)| (i == 0) == (s == WSRF_NO_WATER)));
 }
 
 #[test]
 fn writer_refuses_what_the_reader_would_reject() {
     let mut bp = sample::full(256, 1);
     bp.heights = ndarray::Array2::zeros((256, 255));
-    assert!(matches!(write_v2(&mut Vec::new(), &bp), Err(WriteError::GridShape { .. })));
+    assert!(matches!(
+        write_v2(&mut Vec::new(), &bp),
+        Err(WriteError::GridShape { .. })
+    ));
     let mut bp = sample::full(256, 1);
     bp.water_surface = Some(ndarray::Array2::zeros((10, 10)));
     let mut out = Vec::new();
-    assert!(matches!(write_v1(&mut out, &bp), Err(WriteError::GridShape { .. })));
-    assert!(out.is_empty(), "nothing is written before the model is checked");
+    assert!(matches!(
+        write_v1(&mut out, &bp),
+        Err(WriteError::GridShape { .. })
+    ));
+    assert!(
+        out.is_empty(),
+        "nothing is written before the model is checked"
+    );
     let mut bp = sample::full(256, 1);
     bp.params.map_size = 128;
-    assert!(matches!(write_v2(&mut Vec::new(), &bp), Err(WriteError::MapSizeOutOfRange(128))));
+    assert!(matches!(
+        write_v2(&mut Vec::new(), &bp),
+        Err(WriteError::MapSizeOutOfRange(128))
+    ));
     let mut bp = sample::full(256, 1);
     bp.curve = Some(sample::curve(4));
     bp.curve.as_mut().unwrap().preset = Some(Default::default());
-    assert!(matches!(write_v2(&mut Vec::new(), &bp), Err(WriteError::CurveLayout { version: 4, .. })));
+    assert!(matches!(
+        write_v2(&mut Vec::new(), &bp),
+        Err(WriteError::CurveLayout { version: 4, .. })
+    ));
     let mut bp = sample::full(256, 1);
     bp.curve = Some(sample::curve(5));
     bp.curve.as_mut().unwrap().modulation = None;
-    assert!(matches!(write_v2(&mut Vec::new(), &bp), Err(WriteError::CurveLayout { version: 5, .. })));
+    assert!(matches!(
+        write_v2(&mut Vec::new(), &bp),
+        Err(WriteError::CurveLayout { version: 5, .. })
+    ));
     let mut bp = sample::full(256, 1);
     bp.params.generated_utc = "x".repeat(5000);
-    assert!(matches!(write_v2(&mut Vec::new(), &bp), Err(WriteError::StringTooLong { .. })));
+    assert!(matches!(
+        write_v2(&mut Vec::new(), &bp),
+        Err(WriteError::StringTooLong { .. })
+    ));
 }
 
 #[test]
@@ -144,8 +204,15 @@ fn files_are_written_atomically_and_read_back() {
     assert_eq!(std::fs::metadata(&v2).unwrap().len(), n);
     assert_eq!(read_file(&v2).unwrap().blueprint, bp);
     assert_eq!(read_file(&v1).unwrap().blueprint.heights, bp.heights);
-    let names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
-    assert_eq!(names.len(), 2, "no temporary file is left behind: {names:?}");
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(
+        names.len(),
+        2,
+        "no temporary file is left behind: {names:?}"
+    );
     // a refused model leaves no file under the final name
     let mut bad = bp.clone();
     bad.biomes = ndarray::Array2::from_elem((3, 3), Biome::Ocean);
@@ -155,7 +222,12 @@ fn files_are_written_atomically_and_read_back() {
 }
 
 fn finite() -> impl Strategy<Value = f32> {
-    prop_oneof![-1.0e6f32..1.0e6, Just(0.0), Just(-0.0), Just(f32::MIN_POSITIVE)]
+    prop_oneof![
+        -1.0e6f32..1.0e6,
+        Just(0.0),
+        Just(-0.0),
+        Just(f32::MIN_POSITIVE)
+    ]
 }
 
 prop_compose! {

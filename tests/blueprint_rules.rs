@@ -2,7 +2,9 @@
 //! the right section and byte offset; plus the skips and warnings the contract allows.
 
 use islagen::blueprint::format::*;
-use islagen::blueprint::{read_bytes, sample, write_v2, LoadWarning, ReadError, Rule, SectionStatus};
+use islagen::blueprint::{
+    read_bytes, sample, write_v2, LoadWarning, ReadError, Rule, SectionStatus,
+};
 
 /// Builds a v2 file section by section, remembering where each payload starts.
 struct File {
@@ -19,7 +21,8 @@ impl File {
     /// Appends a section; returns the offset of its payload.
     fn section(&mut self, tag: Tag, payload: &[u8]) -> u64 {
         self.bytes.extend_from_slice(&tag.0.to_le_bytes());
-        self.bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        self.bytes
+            .extend_from_slice(&(payload.len() as u64).to_le_bytes());
         let at = self.bytes.len() as u64;
         self.bytes.extend_from_slice(payload);
         at
@@ -262,7 +265,10 @@ fn water_body_enums_are_checked() {
     let mut f = minimal();
     f.section(WBTB, &body(2, 0));
     let loaded = read_bytes(&f.bytes).unwrap();
-    assert_eq!(loaded.blueprint.water_bodies.unwrap()[0].kind, WaterBodyType::River);
+    assert_eq!(
+        loaded.blueprint.water_bodies.unwrap()[0].kind,
+        WaterBodyType::River
+    );
     assert!(loaded.warnings.contains(&LoadWarning::PartialWater));
 }
 
@@ -308,7 +314,9 @@ fn unknown_tags_are_skipped_and_the_file_loads() {
     f.section(future, &[1, 2, 3, 4, 5, 6, 7]);
     f.section(TOWN, &i32s(&[0]));
     let loaded = read_bytes(&f.bytes).unwrap();
-    assert!(loaded.warnings.contains(&LoadWarning::UnknownSection(future)));
+    assert!(loaded
+        .warnings
+        .contains(&LoadWarning::UnknownSection(future)));
     let s = loaded.sections.iter().find(|s| s.tag == future).unwrap();
     assert_eq!((s.length, s.status), (7, SectionStatus::SkippedUnknownTag));
     // TOWN after the skipped section was parsed, so the skip landed on the next frame
@@ -345,8 +353,14 @@ fn unknown_tdtl_and_eros_versions_are_skipped() {
     let loaded = read_bytes(&f.bytes).unwrap();
     assert_eq!(loaded.blueprint.detail, None);
     assert_eq!(loaded.blueprint.erosion, None);
-    assert!(loaded.warnings.contains(&LoadWarning::UnknownVersion { tag: TDTL, version: 1 }));
-    assert!(loaded.warnings.contains(&LoadWarning::UnknownVersion { tag: EROS, version: 1 }));
+    assert!(loaded.warnings.contains(&LoadWarning::UnknownVersion {
+        tag: TDTL,
+        version: 1
+    }));
+    assert!(loaded.warnings.contains(&LoadWarning::UnknownVersion {
+        tag: EROS,
+        version: 1
+    }));
     assert!(!loaded.warnings.contains(&LoadWarning::MissingSection(TOWN)));
 
     let mut f = minimal();
@@ -355,7 +369,10 @@ fn unknown_tdtl_and_eros_versions_are_skipped() {
     f.section(EROS, &future);
     f.section(TDTL, &future);
     let loaded = read_bytes(&f.bytes).unwrap();
-    assert_eq!((loaded.blueprint.detail, loaded.blueprint.erosion), (None, None));
+    assert_eq!(
+        (loaded.blueprint.detail, loaded.blueprint.erosion),
+        (None, None)
+    );
 }
 
 #[test]
@@ -370,7 +387,10 @@ fn eros_v2_is_read_with_its_exclusion_factor() {
     f.section(EROS, &body);
     let e = read_bytes(&f.bytes).unwrap().blueprint.erosion.unwrap();
     assert_eq!(e.version(), 2);
-    assert_eq!(e.crater, islagen::blueprint::ErosionCrater::Exclusion { factor: 10.0 });
+    assert_eq!(
+        e.crater,
+        islagen::blueprint::ErosionCrater::Exclusion { factor: 10.0 }
+    );
     assert_eq!((e.droplet_count, e.gravity), (1000, 9.0));
 }
 
@@ -395,7 +415,10 @@ fn v1_rules() {
     let loaded = read_bytes(&ok).unwrap();
     assert_eq!(loaded.warnings, [LoadWarning::V1Deprecated]);
     assert_eq!(loaded.blueprint.heights[(0, 5)], 5.0);
-    assert_eq!(loaded.blueprint.params, islagen::blueprint::Params::sentinel(256));
+    assert_eq!(
+        loaded.blueprint.params,
+        islagen::blueprint::Params::sentinel(256)
+    );
 
     let mut bad = ok.clone();
     bad[3] = b'X';
@@ -404,10 +427,26 @@ fn v1_rules() {
     rejects(&v1(256, &pixels[..100], &[]), Rule::Truncated, None, 12);
     let mut bad_biome = pixels.clone();
     bad_biome[8 * 77 + 4..8 * 77 + 8].copy_from_slice(&(-3i32).to_le_bytes());
-    rejects(&v1(256, &bad_biome, &empty_tail), Rule::BiomeOutOfRange, None, 12 + 8 * 77 + 4);
-    let town = [i32s(&[1]), 1f32.to_le_bytes().to_vec(), 1f32.to_le_bytes().to_vec(), i32s(&[7])].concat();
+    rejects(
+        &v1(256, &bad_biome, &empty_tail),
+        Rule::BiomeOutOfRange,
+        None,
+        12 + 8 * 77 + 4,
+    );
+    let town = [
+        i32s(&[1]),
+        1f32.to_le_bytes().to_vec(),
+        1f32.to_le_bytes().to_vec(),
+        i32s(&[7]),
+    ]
+    .concat();
     let at = 12 + 8 * N as u64 + 12;
     rejects(&v1(256, &pixels, &town), Rule::TierOutOfRange, None, at);
     // a road block cut short
-    rejects(&v1(256, &pixels, &i32s(&[0, 1])), Rule::Truncated, None, 12 + 8 * N as u64 + 4);
+    rejects(
+        &v1(256, &pixels, &i32s(&[0, 1])),
+        Rule::Truncated,
+        None,
+        12 + 8 * N as u64 + 4,
+    );
 }

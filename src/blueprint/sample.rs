@@ -3,7 +3,9 @@
 
 use ndarray::Array2;
 
-use super::format::{encode_water_level, Biome, CraterErosionMode, RoadTier, Salinity, TownTier, WaterBodyType};
+use super::format::{
+    encode_water_level, Biome, CraterErosionMode, RoadTier, Salinity, TownTier, WaterBodyType,
+};
 use super::model::*;
 
 /// A blueprint of `map_size`² pixels whose every section (TCRV at version 5, TDTL v2, EROS v3,
@@ -11,16 +13,32 @@ use super::model::*;
 pub fn full(map_size: i32, salt: u32) -> Blueprint {
     let side = map_size.max(0) as usize;
     let mix = |x: usize, y: usize| {
-        let mut h = (x as u32).wrapping_mul(0x9E37_79B1) ^ (y as u32).wrapping_mul(0x85EB_CA77) ^ salt;
+        let mut h =
+            (x as u32).wrapping_mul(0x9E37_79B1) ^ (y as u32).wrapping_mul(0x85EB_CA77) ^ salt;
         h ^= h >> 15;
         h = h.wrapping_mul(0x2C1B_3C6D);
         h ^ (h >> 12)
     };
-    let heights = Array2::from_shape_fn((side, side), |(x, y)| (mix(x, y) % 100_000) as f32 / 50_000.0 - 0.2);
-    let biomes = Array2::from_shape_fn((side, side), |(x, y)| Biome::ALL[mix(y, x) as usize % Biome::COUNT]);
-    let water_ids = heights.mapv(|h| if h < 0.15 { 1 + (h.to_bits() % 3) as u16 } else { 0 });
-    let water_surface =
-        water_ids.mapv(|id| if id == 0 { 0 } else { encode_water_level(0.15 + f32::from(id) / 64.0).unwrap_or(1) });
+    let heights = Array2::from_shape_fn((side, side), |(x, y)| {
+        (mix(x, y) % 100_000) as f32 / 50_000.0 - 0.2
+    });
+    let biomes = Array2::from_shape_fn((side, side), |(x, y)| {
+        Biome::ALL[mix(y, x) as usize % Biome::COUNT]
+    });
+    let water_ids = heights.mapv(|h| {
+        if h < 0.15 {
+            1 + (h.to_bits() % 3) as u16
+        } else {
+            0
+        }
+    });
+    let water_surface = water_ids.mapv(|id| {
+        if id == 0 {
+            0
+        } else {
+            encode_water_level(0.15 + f32::from(id) / 64.0).unwrap_or(1)
+        }
+    });
     let towns = (0..12)
         .map(|i| Town {
             x: (mix(i, 1) % side.max(1) as u32) as f32 + 0.5,
@@ -32,7 +50,11 @@ pub fn full(map_size: i32, salt: u32) -> Blueprint {
     let mut roads = Roads::default();
     for (t, tier) in RoadTier::ALL.iter().enumerate() {
         *roads.tier_mut(*tier) = (0..t + 1)
-            .map(|p| (0..(p * 7 + 3)).map(|k| [k as f32 * 1.5 + t as f32, (mix(p, k) % 1000) as f32 / 3.0]).collect())
+            .map(|p| {
+                (0..(p * 7 + 3))
+                    .map(|k| [k as f32 * 1.5 + t as f32, (mix(p, k) % 1000) as f32 / 3.0])
+                    .collect()
+            })
             .collect();
     }
     Blueprint {
@@ -74,14 +96,26 @@ pub fn full(map_size: i32, salt: u32) -> Blueprint {
             deposit_rate: 0.3,
             evaporation: 0.01,
             gravity: 4.0,
-            crater: ErosionCrater::Modes { core: 0.8, feather: 1.05, mode: CraterErosionMode::Feather },
+            crater: ErosionCrater::Modes {
+                core: 0.8,
+                feather: 1.05,
+                mode: CraterErosionMode::Feather,
+            },
         }),
         water_bodies: Some(
             (1..=3u16)
                 .map(|id| WaterBody {
                     id,
-                    kind: if id == 1 { WaterBodyType::Ocean } else { WaterBodyType::Lake },
-                    salinity: if id == 1 { Salinity::Salt } else { Salinity::Fresh },
+                    kind: if id == 1 {
+                        WaterBodyType::Ocean
+                    } else {
+                        WaterBodyType::Lake
+                    },
+                    salinity: if id == 1 {
+                        Salinity::Salt
+                    } else {
+                        Salinity::Fresh
+                    },
                     surface_level: 0.15 + f32::from(id) / 64.0,
                     pixel_count: water_ids.iter().filter(|&&w| w == id).count() as i32,
                     centroid_x: f32::from(id) * 10.0,
@@ -121,6 +155,10 @@ pub fn curve(version: u16) -> CurveRecord {
             plateau_seed_offset: 102,
             strength_seed_offset: 103,
         }),
-        preset: (version >= 5).then_some(CurvePreset { preset_id: 2, k5: 0.930304, k6: 1.050720 }),
+        preset: (version >= 5).then_some(CurvePreset {
+            preset_id: 2,
+            k5: 0.930304,
+            k6: 1.050_72,
+        }),
     }
 }

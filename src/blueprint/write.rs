@@ -414,7 +414,11 @@ fn write_pod<W: Write, T: bytemuck::Pod, const N: usize>(
     to_le: fn(T) -> [u8; N],
 ) -> std::io::Result<()> {
     if cfg!(target_endian = "little") {
-        return w.write_all(bytemuck::cast_slice(data));
+        // 8 MiB at a time, as dd does: one giant write() stalls in dirty-page throttling
+        for chunk in bytemuck::cast_slice::<T, u8>(data).chunks(8 << 20) {
+            w.write_all(chunk)?;
+        }
+        return Ok(());
     }
     let mut buf = Vec::with_capacity(CHUNK * N);
     for chunk in data.chunks(CHUNK) {

@@ -1,0 +1,170 @@
+//! The command line end to end: inspect, roundtrip, convert, and the generator's argument
+//! validation, run through the real binary.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use islagen::blueprint::{read_file, sample, write_v1_file, write_v2_file};
+
+fn islagen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_islagen"))
+        .args(args)
+        .output()
+        .expect("run islagen")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn fixture(dir: &Path) -> (String, String) {
+    let bp = sample::full(256, 77);
+    let v2 = dir.join("MapData_Seed_77.dat");
+    let v1 = dir.join("MapData_Seed_77_v1.dat");
+    write_v2_file(&v2, &bp).unwrap();
+    write_v1_file(&v1, &bp).unwrap();
+    (v2.display().to_string(), v1.display().to_string())
+}
+
+#[test]
+fn inspect_reports_sections_params_and_histograms() {
+    let dir = tempfile::tempdir().unwrap();
+    let (v2, v1) = fixture(dir.path());
+    let o = islagen(&["inspect", &v2]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = text(&o);
+    for needle in [
+        "V2",
+        "MapSize     256",
+        "WorldSeed   77",
+        "HGTS",
+        "WSRF",
+        "biomes",
+        "capitol",
+        "highway",
+        "water       1 ocean, 2 lake",
+    ] {
+        assert!(out.contains(needle), "missing {needle:?} in\n{out}");
+    }
+    let o = islagen(&["inspect", &v2, "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["map_size"], 256);
+    assert_eq!(json["sections"].as_array().unwrap().len(), 14);
+    assert_eq!(json["sections"][0]["tag"], "PRMS");
+    let biome_total: u64 = json["biomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(biome_total, 256 * 256);
+    assert_eq!(json["towns_by_tier"][0]["count"], 3);
+
+    let o = islagen(&["inspect", &v1]);
+    assert!(o.status.success());
+    assert!(
+        text(&o).contains("deprecated"),
+        "v1 loads with a deprecation warning"
+    );
+}
+
+#[test]
+fn roundtrip_passes_on_v2_and_v1_and_fails_on_a_bad_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (v2, v1) = fixture(dir.path());
+    for f in [&v2, &v1] {
+        let o = islagen(&["roundtrip", f]);
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(text(&o).contains("round trip OK"));
+    }
+    let bad = dir.path().join("bad.dat");
+    let mut bytes = std::fs::read(&v2).unwrap();
+    bytes.truncate(bytes.len() / 2);
+    std::fs::write(&bad, bytes).unwrap();
+    let o = islagen(&["roundtrip", bad.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("declared length runs past the end"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn convert_v1_to_v2_carries_sentinel_params_and_fresh_provenance() {
+    let dir = tempfile::tempdir().unwrap();
+    let (v2, v1) = fixture(dir.path());
+    let out = dir.path().join("from_v1.dat");
+    let o = islagen(&["convert", &v1, out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let got = read_file(&out).unwrap();
+    let p = &got.blueprint.params;
+    assert_eq!(
+        (p.world_seed, p.crater_radius, p.density_multiplier),
+        (0, -1.0, -1.0)
+    );
+    assert_eq!((p.impact_center_x, p.impact_center_y), (-1.0, -1.0));
+    assert!(
+        p.generated_utc.starts_with("20"),
+        "provenance describes the file: {:?}",
+        p.generated_utc
+    );
+    assert_eq!(
+        got.blueprint.heights,
+        read_file(Path::new(&v2)).unwrap().blueprint.heights
+    );
+
+    let back = dir.path().join("back_v1.dat");
+    let o = islagen(&["convert", &v2, back.to_str().unwrap(), "--v1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(
+        std::fs::read(&back).unwrap(),
+        std::fs::read(&v1).unwrap(),
+        "v2 → v1 reproduces the v1 bytes"
+    );
+}
+
+#[test]
+fn generator_arguments_are_validated() {
+    let o = islagen(&["--seed", "5", "--size", "100"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("256..=32768") || text(&o).contains("100"),
+        "{}",
+        text(&o)
+    );
+    let o = islagen(&["--seed", "abc"]);
+    assert!(!o.status.success());
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("ServerConfig.json");
+    std::fs::write(&cfg, r#"{"TerrainCurve": "v4"}"#).unwrap();
+    let o = islagen(&[
+        "--seed",
+        "5",
+        "--size",
+        "256",
+        "--config",
+        cfg.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("TerrainCurve"), "{}", text(&o));
+    std::fs::write(&cfg, "{ \"MapSize\": 1024,, }").unwrap();
+    let o = islagen(&["--config", cfg.to_str().unwrap()]);
+    assert!(
+        text(&o).contains(":1:"),
+        "malformed JSON names line and column: {}",
+        text(&o)
+    );
+}
+
+#[test]
+fn unreadable_input_is_an_error_not_a_panic() {
+    let o = islagen(&["inspect", "/nonexistent/file.dat"]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("error:"), "{}", text(&o));
+    assert!(!text(&o).contains("panicked"));
+}
