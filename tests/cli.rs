@@ -168,3 +168,46 @@ fn unreadable_input_is_an_error_not_a_panic() {
     assert!(text(&o).contains("error:"), "{}", text(&o));
     assert!(!text(&o).contains("panicked"));
 }
+
+#[test]
+fn cli_flags_override_the_config_and_seed_zero_is_resolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("ServerConfig.json");
+    std::fs::write(
+        &cfg,
+        r#"{"MapSize": 2048, "WorldSeed": 99, "ServerPort": 7777}"#,
+    )
+    .unwrap();
+    let o = islagen(&[
+        "--size",
+        "1024",
+        "--seed",
+        "0",
+        "--config",
+        cfg.to_str().unwrap(),
+    ]);
+    let out = text(&o);
+    assert!(
+        out.contains("MapSize 1024"),
+        "--size overrides MapSize: {out}"
+    );
+    let seed: i64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("==> Seed "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("the resolved seed is printed: {out}"));
+    assert!(seed > 0 && out.contains("randomized"), "{out}");
+    let o = islagen(&["--config", cfg.to_str().unwrap()]);
+    assert!(
+        text(&o).contains("==> Seed 99") && text(&o).contains("MapSize 2048"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        !text(&o).contains("ServerPort"),
+        "unknown keys are listed only at debug level"
+    );
+    let o = islagen(&["-v", "--config", cfg.to_str().unwrap()]);
+    assert!(text(&o).contains("ServerPort"), "{}", text(&o));
+}
