@@ -106,27 +106,28 @@ pub fn report(loaded: &Loaded) -> Report {
     bp.towns
         .iter()
         .for_each(|t| tier_counts[t.tier.ordinal() as usize] += 1);
-    let water = (bp.water_ids.is_some() || bp.water_bodies.is_some()).then(|| {
-        let bodies = bp.water_bodies.as_deref().unwrap_or_default();
-        let kinds = [
-            (WaterBodyType::Ocean, "ocean"),
-            (WaterBodyType::Lake, "lake"),
-            (WaterBodyType::River, "river"),
-        ];
-        WaterStats {
-            bodies_by_type: kinds
-                .iter()
-                .map(|(k, name)| Count {
-                    name,
-                    count: bodies.iter().filter(|b| b.kind == *k).count() as u64,
-                })
-                .collect(),
-            wet_pixels: bp
-                .water_ids
-                .as_ref()
-                .map(|ids| ids.iter().filter(|&&id| id != 0).count() as u64),
-        }
-    });
+    let water = (bp.water_ids.is_some() || bp.water_bodies.is_some() || bp.water_surface.is_some())
+        .then(|| {
+            let bodies = bp.water_bodies.as_deref().unwrap_or_default();
+            let kinds = [
+                (WaterBodyType::Ocean, "ocean"),
+                (WaterBodyType::Lake, "lake"),
+                (WaterBodyType::River, "river"),
+            ];
+            WaterStats {
+                bodies_by_type: kinds
+                    .iter()
+                    .map(|(k, name)| Count {
+                        name,
+                        count: bodies.iter().filter(|b| b.kind == *k).count() as u64,
+                    })
+                    .collect(),
+                wet_pixels: bp
+                    .water_ids
+                    .as_ref()
+                    .map(|ids| ids.iter().filter(|&&id| id != 0).count() as u64),
+            }
+        });
     Report {
         format: loaded.format,
         file_len: loaded.file_len,

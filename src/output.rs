@@ -3,46 +3,45 @@
 //! failed write never leaves a truncated file under the final name; on failure the temporary
 //! file is removed.
 
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Buffer size for streamed output.
 const BUFFER: usize = 8 << 20;
 
-/// The temporary name used while `path` is being written: `.NAME.tmp-PID` beside it.
-pub fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
-}
-
-/// Writes a file atomically through `fill`, returning what `fill` returns.
+/// Writes a file atomically through `fill`, returning what `fill` returns. The temporary file is
+/// `.NAME.XXXXXX.tmp` beside `path`, created exclusively (never following a planted link, never
+/// shared by two writers) and removed if `fill` fails or panics.
 pub fn write_atomically<T, E>(
     path: &Path,
-    fill: impl FnOnce(&mut BufWriter<File>) -> Result<T, E>,
+    fill: impl FnOnce(&mut BufWriter<&mut File>) -> Result<T, E>,
 ) -> Result<T, E>
 where
     E: From<std::io::Error>,
 {
-    let tmp = temp_path(path);
-    let result = (|| {
-        let file = File::create(&tmp)?;
-        let mut w = BufWriter::with_capacity(BUFFER, file);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    let value = {
+        let mut w = BufWriter::with_capacity(BUFFER, tmp.as_file_mut());
         let value = fill(&mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)?;
-        sync_parent(path);
-        Ok(value)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+        w.flush()?;
+        value
+    };
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    sync_dir(dir);
+    Ok(value)
 }
 
 /// Writes `bytes` to `path` atomically.
@@ -51,18 +50,13 @@ pub fn write_bytes_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> 
 }
 
 /// Makes the rename durable where the platform allows it; best effort.
-fn sync_parent(path: &Path) {
+fn sync_dir(dir: &Path) {
     #[cfg(unix)]
-    if let Some(dir) = path.parent() {
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
     }
+    #[cfg(not(unix))]
+    let _ = dir;
 }
 
 #[cfg(test)]
@@ -79,7 +73,37 @@ mod tests {
         });
         assert!(r.is_err());
         assert!(!path.exists());
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn panicking_fill_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.dat");
+        let r = std::panic::catch_unwind(|| {
+            let _: Result<(), std::io::Error> = write_atomically(&path, |w| {
+                w.write_all(b"partial")?;
+                panic!("stage bug");
+            });
+        });
+        assert!(r.is_err());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_link_at_a_predictable_temp_name_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"keep me").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(
+            &victim,
+            dir.path()
+                .join(format!(".out.dat.tmp-{}", std::process::id())),
+        )
+        .unwrap();
+        write_bytes_atomically(&dir.path().join("out.dat"), b"new").unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
     }
 
     #[test]
@@ -92,6 +116,6 @@ mod tests {
             Err(std::io::Error::other("disk full"))
         });
         assert!(r.is_err());
-        assert_eq!(fs::read(&path).unwrap(), b"complete");
+        assert_eq!(std::fs::read(&path).unwrap(), b"complete");
     }
 }

@@ -2,7 +2,9 @@
 //! reload, and compare semantically — params (provenance aside), heights bitwise, biomes, towns,
 //! every road point, the water sections and the records.
 
-use crate::blueprint::{self, Blueprint, Loaded, RoadTier};
+use crate::blueprint::format::{EROS, TCRV, TDTL, TOWN, WBTB};
+use crate::blueprint::write::record_payload;
+use crate::blueprint::{self, Blueprint, Loaded, RoadTier, Tag};
 
 /// Why a round trip failed.
 #[derive(Debug, thiserror::Error)]
@@ -39,7 +41,8 @@ pub fn roundtrip(loaded: &Loaded) -> Result<RoundTripReport, RoundTripError> {
 }
 
 /// The first semantic difference between two blueprints, ignoring provenance; `None` if equal.
-/// Floats compare bitwise. Records compare by their exact (round-trip) debug form.
+/// Floats compare bitwise: heights and road points by their bits, towns and the records by the
+/// exact bytes the writer encodes them as.
 pub fn first_difference(a: &Blueprint, b: &Blueprint) -> Option<String> {
     if !a.params.same_inputs(&b.params) {
         return Some(format!("params differ: {:?} vs {:?}", a.params, b.params));
@@ -64,16 +67,17 @@ pub fn first_difference(a: &Blueprint, b: &Blueprint) -> Option<String> {
     if let Some(d) = grid_difference("biome", &a.biomes, &b.biomes) {
         return Some(d);
     }
-    if a.towns.len() != b.towns.len() {
-        return Some(format!(
-            "town count differs: {} vs {}",
-            a.towns.len(),
-            b.towns.len()
-        ));
-    }
-    for (i, (s, t)) in a.towns.iter().zip(&b.towns).enumerate() {
-        if format!("{s:?}") != format!("{t:?}") {
-            return Some(format!("town {i} differs: {s:?} vs {t:?}"));
+    for tag in [TOWN, TCRV, TDTL, EROS, WBTB] {
+        let (ra, rb) = (record_payload(a, tag), record_payload(b, tag));
+        if ra != rb {
+            return Some(match (ra, rb) {
+                (Some(_), None) | (None, Some(_)) => format!("{tag} present in one blueprint only"),
+                _ => format!(
+                    "{tag} differs: {:?} vs {:?}",
+                    record_debug(a, tag),
+                    record_debug(b, tag)
+                ),
+            });
         }
     }
     for tier in RoadTier::ALL {
@@ -104,25 +108,6 @@ pub fn first_difference(a: &Blueprint, b: &Blueprint) -> Option<String> {
                     q[j]
                 ));
             }
-        }
-    }
-    let records = [
-        ("TCRV", format!("{:?}", a.curve), format!("{:?}", b.curve)),
-        ("TDTL", format!("{:?}", a.detail), format!("{:?}", b.detail)),
-        (
-            "EROS",
-            format!("{:?}", a.erosion),
-            format!("{:?}", b.erosion),
-        ),
-        (
-            "WBTB",
-            format!("{:?}", a.water_bodies),
-            format!("{:?}", b.water_bodies),
-        ),
-    ];
-    for (tag, ra, rb) in records {
-        if ra != rb {
-            return Some(format!("{tag} record differs: {ra} vs {rb}"));
         }
     }
     for (what, ga, gb) in [
@@ -157,4 +142,14 @@ fn grid_difference<T: PartialEq + std::fmt::Debug>(
     a.indexed_iter()
         .find(|(i, v)| **v != b[*i])
         .map(|((x, y), v)| format!("{what} at ({x}, {y}) differs: {v:?} vs {:?}", b[(x, y)]))
+}
+
+fn record_debug(bp: &Blueprint, tag: Tag) -> String {
+    match tag {
+        TOWN => format!("{:?}", bp.towns),
+        TCRV => format!("{:?}", bp.curve),
+        TDTL => format!("{:?}", bp.detail),
+        EROS => format!("{:?}", bp.erosion),
+        _ => format!("{:?}", bp.water_bodies),
+    }
 }

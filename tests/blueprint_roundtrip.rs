@@ -186,6 +186,12 @@ fn writer_refuses_what_the_reader_would_reject() {
         Err(WriteError::CurveLayout { version: 5, .. })
     ));
     let mut bp = sample::full(256, 1);
+    bp.curve = Some(sample::curve(6));
+    assert!(matches!(
+        write_v2(&mut Vec::new(), &bp),
+        Err(WriteError::CurveLayout { version: 6, .. })
+    ));
+    let mut bp = sample::full(256, 1);
     bp.params.generated_utc = "x".repeat(5000);
     assert!(matches!(
         write_v2(&mut Vec::new(), &bp),
@@ -236,7 +242,7 @@ prop_compose! {
         salt in any::<u32>(),
         towns in prop::collection::vec((finite(), finite(), 0..TownTier::COUNT, any::<bool>()), 0..20),
         roads in prop::collection::vec(prop::collection::vec(prop::collection::vec((finite(), finite()), 0..12), 0..5), 4),
-        curve_version in prop::option::of(0u16..8),
+        curve_version in prop::option::of(1u16..=5),
         detail in any::<bool>(),
         erosion in prop::option::of(any::<bool>()),
         water in any::<bool>(),
@@ -298,4 +304,17 @@ proptest! {
         expected.water_surface = None;
         prop_assert_eq!(first_difference(&expected, &got), None);
     }
+}
+
+#[test]
+fn harness_sees_a_nan_payload_change_in_a_record() {
+    let mut a = sample::full(256, 1);
+    a.towns[0].x = f32::from_bits(0x7FC0_0001);
+    let mut b = a.clone();
+    b.towns[0].x = f32::from_bits(0x7FC0_0002);
+    assert!(first_difference(&a, &b).unwrap().contains("TOWN"));
+    b.towns[0].x = a.towns[0].x;
+    b.detail.as_mut().unwrap().edge_amp_m = -0.0;
+    a.detail.as_mut().unwrap().edge_amp_m = 0.0;
+    assert!(first_difference(&a, &b).unwrap().contains("TDTL"));
 }

@@ -141,9 +141,9 @@ fn declared_length_past_end_of_file_is_rejected() {
     let mut f = minimal();
     let frame = f.pos();
     f.section(TOWN, &i32s(&[0]));
-    // claim more payload than remains
+    // claim more payload than remains: the offending value is the length field
     f.bytes[frame as usize + 4..frame as usize + 12].copy_from_slice(&u64::MAX.to_le_bytes());
-    rejects(&f.bytes, Rule::Truncated, Some(TOWN), frame + 12);
+    rejects(&f.bytes, Rule::Truncated, Some(TOWN), frame + 4);
     // a frame cut short
     let mut f = minimal();
     let at = f.pos();
@@ -291,7 +291,7 @@ fn prms_strings_are_checked() {
     p.extend_from_slice(&[0x40, b'x']);
     let mut f = File::v2();
     let at = f.section(PRMS, &p);
-    rejects(&f.bytes, Rule::Truncated, Some(PRMS), at + 25);
+    rejects(&f.bytes, Rule::Truncated, Some(PRMS), at + 24);
 }
 
 #[test]
@@ -449,4 +449,33 @@ fn v1_rules() {
         None,
         12 + 8 * N as u64 + 4,
     );
+}
+
+#[test]
+fn tcrv_versions_without_known_semantics_are_skipped() {
+    for version in [0u16, 6, 999] {
+        let mut f = minimal();
+        let mut body = version.to_le_bytes().to_vec();
+        body.resize(120, 0);
+        f.section(TCRV, &body);
+        f.section(TOWN, &i32s(&[0]));
+        let loaded = read_bytes(&f.bytes).unwrap();
+        assert_eq!(loaded.blueprint.curve, None);
+        assert!(loaded
+            .warnings
+            .contains(&LoadWarning::UnknownVersion { tag: TCRV, version }));
+        assert!(!loaded.warnings.contains(&LoadWarning::MissingSection(TOWN)));
+    }
+}
+
+#[test]
+fn road_sections_of_empty_paths_load_without_overallocation() {
+    // 100 000 zero-point paths: 400 kB on disk; loads as exactly that many empty paths
+    let n = 100_000;
+    let mut payload = i32s(&[n]);
+    payload.extend(std::iter::repeat_n(0u8, 4 * n as usize));
+    let mut f = minimal();
+    f.section(RDTL, &payload);
+    let loaded = read_bytes(&f.bytes).unwrap();
+    assert_eq!(loaded.blueprint.roads.trail.len(), n as usize);
 }

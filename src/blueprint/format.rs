@@ -131,6 +131,10 @@ pub const TCRV_MODULATION_LEN: u64 = 36;
 /// TCRV preset extension length (curveVersion ≥ 5).
 pub const TCRV_PRESET_LEN: u64 = 9;
 
+/// The curveVersions whose semantics are known (v1..v5); others are skipped on read and
+/// refused on write.
+pub const TCRV_VERSIONS: std::ops::RangeInclusive<u16> = 1..=5;
+
 /// The TCRV payload length that `curve_version` implies.
 pub const fn tcrv_len(curve_version: u16) -> u64 {
     let mut len = TCRV_BASE_LEN;

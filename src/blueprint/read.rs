@@ -370,7 +370,16 @@ impl<S: ReadAt + ?Sized> Src<'_, S> {
                 format!("{what} is {len} bytes, over the {max}-byte limit"),
             ));
         }
-        self.need(u64::from(len), what)?;
+        if u64::from(len) > self.remaining() {
+            return Err(self.err(
+                Rule::Truncated,
+                at,
+                format!(
+                    "{what} declares {len} bytes but only {} remain",
+                    self.remaining()
+                ),
+            ));
+        }
         let mut buf = vec![0u8; len as usize];
         self.bytes(&mut buf, what)?;
         String::from_utf8(buf)
@@ -473,7 +482,8 @@ impl<S: ReadAt + ?Sized> Src<'_, S> {
 
     fn road_block(&mut self) -> Result<Vec<RoadPath>, ReadError> {
         let n = self.count("road path", 4)?;
-        let mut paths = Vec::with_capacity(n);
+        // a path costs 4 bytes on disk but a Vec header in memory: grow rather than reserve
+        let mut paths = Vec::with_capacity(n.min(1 << 12));
         for _ in 0..n {
             let points = self.count("road point", ROAD_POINT_LEN)?;
             let mut path = Vec::with_capacity(points);
@@ -544,7 +554,16 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
             });
         }
         src.tag = Some(tag);
-        src.need(length, "the declared payload")?;
+        if length > src.remaining() {
+            return Err(src.err(
+                Rule::Truncated,
+                frame_at + 4,
+                format!(
+                    "{tag} declares {length} bytes but only {} remain in the file",
+                    src.remaining()
+                ),
+            ));
+        }
         let start = src.pos;
         src.limit = start + length;
         let side = params.as_ref().map_or(0, |p: &Params| p.map_size as usize);
@@ -577,8 +596,12 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
             TOWN => towns = Some(src.towns(false)?),
             TCRV => {
                 let version = src.u16()?;
-                exact(&src, tcrv_len(version))?;
-                curve = Some(read_curve(&mut src, version)?);
+                if TCRV_VERSIONS.contains(&version) {
+                    exact(&src, tcrv_len(version))?;
+                    curve = Some(read_curve(&mut src, version)?);
+                } else {
+                    status = SectionStatus::SkippedUnknownVersion(version);
+                }
             }
             TDTL => {
                 let version = src.u16()?;

@@ -79,6 +79,12 @@ fn fits_i32(what: &'static str, len: usize) -> Result<(), WriteError> {
 }
 
 fn check_curve_layout(c: &CurveRecord) -> Result<(), WriteError> {
+    if !TCRV_VERSIONS.contains(&c.version) {
+        return Err(WriteError::CurveLayout {
+            version: c.version,
+            problem: "is not a known version (1..=5)",
+        });
+    }
     let problem = match (
         c.version >= 4,
         c.modulation.is_some(),
@@ -144,82 +150,17 @@ pub fn write_v2<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> 
     frame(w, BIOM, n as u64)?;
     write_biomes(w, &bp.biomes)?;
 
-    let mut town = Vec::with_capacity(4 + bp.towns.len() * TOWN_ENTRY_LEN as usize);
-    town.extend_from_slice(&(bp.towns.len() as i32).to_le_bytes());
-    for t in &bp.towns {
-        town.extend_from_slice(&t.x.to_le_bytes());
-        town.extend_from_slice(&t.y.to_le_bytes());
-        town.push(t.tier.ordinal());
-        town.push(u8::from(t.is_highway_node));
-    }
-    section(w, TOWN, &town)?;
-
-    if let Some(c) = &bp.curve {
-        section(w, TCRV, &curve_payload(c))?;
-    }
-    if let Some(d) = &bp.detail {
-        let mut b = Vec::with_capacity(TDTL_V2_LEN as usize);
-        b.extend_from_slice(&TDTL_VERSION.to_le_bytes());
-        b.extend_from_slice(&d.relief_amp_m.to_le_bytes());
-        b.extend_from_slice(&d.relief_freq_islands.to_le_bytes());
-        b.extend_from_slice(&d.relief_seed_offset.to_le_bytes());
-        b.extend_from_slice(&d.edge_amp_m.to_le_bytes());
-        b.extend_from_slice(&d.edge_freq_islands.to_le_bytes());
-        b.extend_from_slice(&d.edge_seed_offset.to_le_bytes());
-        b.extend_from_slice(&d.edge_max_shift_m.to_le_bytes());
-        section(w, TDTL, &b)?;
-    }
-    if let Some(e) = &bp.erosion {
-        let mut b = Vec::with_capacity(EROS_V3_LEN as usize);
-        b.extend_from_slice(&e.version().to_le_bytes());
-        for v in [e.droplet_count, e.lifetime, e.brush_radius, e.seed_offset] {
-            b.extend_from_slice(&v.to_le_bytes());
+    for tag in [TOWN, TCRV, TDTL, EROS] {
+        if let Some(payload) = record_payload(bp, tag) {
+            section(w, tag, &payload)?;
         }
-        for v in [
-            e.carve_cap_m,
-            e.deposit_cap_m,
-            e.sea_margin_m,
-            e.inertia,
-            e.capacity_factor,
-            e.min_slope_m,
-            e.erode_rate,
-            e.deposit_rate,
-            e.evaporation,
-            e.gravity,
-        ] {
-            b.extend_from_slice(&v.to_le_bytes());
-        }
-        match e.crater {
-            ErosionCrater::Exclusion { factor } => b.extend_from_slice(&factor.to_le_bytes()),
-            ErosionCrater::Modes {
-                core,
-                feather,
-                mode,
-            } => {
-                b.extend_from_slice(&core.to_le_bytes());
-                b.extend_from_slice(&feather.to_le_bytes());
-                b.push(mode as u8);
-            }
-        }
-        section(w, EROS, &b)?;
     }
     if let Some(ids) = &bp.water_ids {
         frame(w, WBID, 2 * n as u64)?;
         write_u16s(w, ids)?;
     }
-    if let Some(bodies) = &bp.water_bodies {
-        let mut b = Vec::with_capacity(4 + bodies.len() * WATER_BODY_ENTRY_LEN as usize);
-        b.extend_from_slice(&(bodies.len() as i32).to_le_bytes());
-        for body in bodies {
-            b.extend_from_slice(&body.id.to_le_bytes());
-            b.push(body.kind as u8);
-            b.push(body.salinity as u8);
-            b.extend_from_slice(&body.surface_level.to_le_bytes());
-            b.extend_from_slice(&body.pixel_count.to_le_bytes());
-            b.extend_from_slice(&body.centroid_x.to_le_bytes());
-            b.extend_from_slice(&body.centroid_y.to_le_bytes());
-        }
-        section(w, WBTB, &b)?;
+    if let Some(payload) = record_payload(bp, WBTB) {
+        section(w, WBTB, &payload)?;
     }
     if let Some(surface) = &bp.water_surface {
         frame(w, WSRF, 2 * n as u64)?;
@@ -312,6 +253,87 @@ pub fn v2_len(bp: &Blueprint) -> u64 {
         add(road_block_len(bp.roads.tier(*tier)));
     }
     total
+}
+
+/// The payload of a small (non-grid) section — TOWN, TCRV, TDTL, EROS or WBTB — exactly as the
+/// v2 writer emits it; `None` when the blueprint does not carry it (TOWN is always carried).
+/// The round-trip harness compares these bytes: a bitwise comparison of every field.
+pub fn record_payload(bp: &Blueprint, tag: Tag) -> Option<Vec<u8>> {
+    match tag {
+        TOWN => {
+            let mut town = Vec::with_capacity(4 + bp.towns.len() * TOWN_ENTRY_LEN as usize);
+            town.extend_from_slice(&(bp.towns.len() as i32).to_le_bytes());
+            for t in &bp.towns {
+                town.extend_from_slice(&t.x.to_le_bytes());
+                town.extend_from_slice(&t.y.to_le_bytes());
+                town.push(t.tier.ordinal());
+                town.push(u8::from(t.is_highway_node));
+            }
+            Some(town)
+        }
+        TCRV => bp.curve.as_ref().map(curve_payload),
+        TDTL => bp.detail.as_ref().map(|d| {
+            let mut b = Vec::with_capacity(TDTL_V2_LEN as usize);
+            b.extend_from_slice(&TDTL_VERSION.to_le_bytes());
+            b.extend_from_slice(&d.relief_amp_m.to_le_bytes());
+            b.extend_from_slice(&d.relief_freq_islands.to_le_bytes());
+            b.extend_from_slice(&d.relief_seed_offset.to_le_bytes());
+            b.extend_from_slice(&d.edge_amp_m.to_le_bytes());
+            b.extend_from_slice(&d.edge_freq_islands.to_le_bytes());
+            b.extend_from_slice(&d.edge_seed_offset.to_le_bytes());
+            b.extend_from_slice(&d.edge_max_shift_m.to_le_bytes());
+            b
+        }),
+        EROS => bp.erosion.as_ref().map(|e| {
+            let mut b = Vec::with_capacity(EROS_V3_LEN as usize);
+            b.extend_from_slice(&e.version().to_le_bytes());
+            for v in [e.droplet_count, e.lifetime, e.brush_radius, e.seed_offset] {
+                b.extend_from_slice(&v.to_le_bytes());
+            }
+            for v in [
+                e.carve_cap_m,
+                e.deposit_cap_m,
+                e.sea_margin_m,
+                e.inertia,
+                e.capacity_factor,
+                e.min_slope_m,
+                e.erode_rate,
+                e.deposit_rate,
+                e.evaporation,
+                e.gravity,
+            ] {
+                b.extend_from_slice(&v.to_le_bytes());
+            }
+            match e.crater {
+                ErosionCrater::Exclusion { factor } => b.extend_from_slice(&factor.to_le_bytes()),
+                ErosionCrater::Modes {
+                    core,
+                    feather,
+                    mode,
+                } => {
+                    b.extend_from_slice(&core.to_le_bytes());
+                    b.extend_from_slice(&feather.to_le_bytes());
+                    b.push(mode as u8);
+                }
+            }
+            b
+        }),
+        WBTB => bp.water_bodies.as_ref().map(|bodies| {
+            let mut b = Vec::with_capacity(4 + bodies.len() * WATER_BODY_ENTRY_LEN as usize);
+            b.extend_from_slice(&(bodies.len() as i32).to_le_bytes());
+            for body in bodies {
+                b.extend_from_slice(&body.id.to_le_bytes());
+                b.push(body.kind as u8);
+                b.push(body.salinity as u8);
+                b.extend_from_slice(&body.surface_level.to_le_bytes());
+                b.extend_from_slice(&body.pixel_count.to_le_bytes());
+                b.extend_from_slice(&body.centroid_x.to_le_bytes());
+                b.extend_from_slice(&body.centroid_y.to_le_bytes());
+            }
+            b
+        }),
+        _ => None,
+    }
 }
 
 fn curve_payload(c: &CurveRecord) -> Vec<u8> {
