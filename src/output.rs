@@ -3,15 +3,16 @@
 //! failed write never leaves a truncated file under the final name; on failure the temporary
 //! file is removed.
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Buffer size for streamed output.
 const BUFFER: usize = 8 << 20;
 
 /// Writes a file atomically through `fill`, returning what `fill` returns. The temporary file is
-/// `.NAME.XXXXXX.tmp` beside `path`, created exclusively (never following a planted link, never
+/// `.NAME.PID-N.tmp` beside `path`, created exclusively (never following a planted link, never
 /// shared by two writers) and removed if `fill` fails or panics.
 pub fn write_atomically<T, E>(
     path: &Path,
@@ -24,24 +25,45 @@ where
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    let (mut file, guard) = create_temp(dir, path)?;
     let value = {
-        let mut w = BufWriter::with_capacity(BUFFER, tmp.as_file_mut());
+        let mut w = BufWriter::with_capacity(BUFFER, &mut file);
         let value = fill(&mut w)?;
         w.flush()?;
         value
     };
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&guard.0, path)?;
+    std::mem::forget(guard);
     sync_dir(dir);
     Ok(value)
+}
+
+/// Removes the temporary file unless the write completed.
+struct TempGuard(PathBuf);
+
+impl Drop for TempGuard {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn create_temp(dir: &Path, path: &Path) -> std::io::Result<(File, TempGuard)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
+        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(file) => return Ok((file, TempGuard(tmp))),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1 << 20 => continue,
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Writes `bytes` to `path` atomically.
@@ -95,15 +117,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let victim = dir.path().join("victim");
         std::fs::write(&victim, b"keep me").unwrap();
+        // plant links at every name the next writes of this process could pick
         #[cfg(unix)]
-        std::os::unix::fs::symlink(
-            &victim,
-            dir.path()
-                .join(format!(".out.dat.tmp-{}", std::process::id())),
-        )
-        .unwrap();
+        for n in 0..256 {
+            let name = format!(".out.dat.{}-{n}.tmp", std::process::id());
+            std::os::unix::fs::symlink(&victim, dir.path().join(name)).unwrap();
+        }
         write_bytes_atomically(&dir.path().join("out.dat"), b"new").unwrap();
         assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
+        assert_eq!(std::fs::read(dir.path().join("out.dat")).unwrap(), b"new");
     }
 
     #[test]
