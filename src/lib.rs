@@ -9,6 +9,7 @@ pub mod inspect;
 pub mod output;
 pub mod roundtrip;
 pub mod seed;
+pub mod stages;
 
 /// The short git hash of the source this binary was built from, or "" outside a checkout.
 pub const GIT_HASH: &str = env!("ISLAGEN_GIT_HASH");
