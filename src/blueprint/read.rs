@@ -238,6 +238,11 @@ impl<S: ReadAt + ?Sized> Src<'_, S> {
 
     /// Fails unless `n` more bytes lie before the limit.
     fn need(&self, n: u64, what: &str) -> Result<(), ReadError> {
+        self.need_at(n, what, self.pos)
+    }
+
+    /// As [`Self::need`], blaming the value at `offset` (the length field that declared `n`).
+    fn need_at(&self, n: u64, what: &str, offset: u64) -> Result<(), ReadError> {
         if n > self.remaining() {
             let scope = if self.tag.is_some() {
                 "section"
@@ -246,7 +251,7 @@ impl<S: ReadAt + ?Sized> Src<'_, S> {
             };
             return Err(self.err(
                 Rule::Truncated,
-                self.pos,
+                offset,
                 format!(
                     "{what} needs {n} bytes but only {} remain in the {scope}",
                     self.remaining()
@@ -370,16 +375,7 @@ impl<S: ReadAt + ?Sized> Src<'_, S> {
                 format!("{what} is {len} bytes, over the {max}-byte limit"),
             ));
         }
-        if u64::from(len) > self.remaining() {
-            return Err(self.err(
-                Rule::Truncated,
-                at,
-                format!(
-                    "{what} declares {len} bytes but only {} remain",
-                    self.remaining()
-                ),
-            ));
-        }
+        self.need_at(u64::from(len), what, at)?;
         let mut buf = vec![0u8; len as usize];
         self.bytes(&mut buf, what)?;
         String::from_utf8(buf)
@@ -554,16 +550,7 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
             });
         }
         src.tag = Some(tag);
-        if length > src.remaining() {
-            return Err(src.err(
-                Rule::Truncated,
-                frame_at + 4,
-                format!(
-                    "{tag} declares {length} bytes but only {} remain in the file",
-                    src.remaining()
-                ),
-            ));
-        }
+        src.need_at(length, "the declared payload", frame_at + 4)?;
         let start = src.pos;
         src.limit = start + length;
         let side = params.as_ref().map_or(0, |p: &Params| p.map_size as usize);
