@@ -22,8 +22,8 @@ pub const REFERENCE_MAP_SIZE: f32 = 1024.0;
 pub const LEGACY_ISLAND_AXIS: (f32, f32) = (1.15, 0.90);
 
 /// The balanced preset's band-squeeze bound for ShelfEdgeVariation, metres of input height:
-/// a larger shift would push the foothill shelf/riser knots through their neighbours.
-pub const SHELF_EDGE_MAX_SHIFT_M: f32 = 18.0;
+/// a larger shift could fold the curve (see [`crate::stages::curve::Preset::edge_max_shift_m`]).
+pub const SHELF_EDGE_MAX_SHIFT_M: f32 = crate::stages::curve::BALANCED.edge_max_shift_m();
 
 /// The config file exactly as written: every key optional, PascalCase as the original.
 #[derive(Debug, Default, Deserialize)]

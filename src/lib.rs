@@ -7,8 +7,11 @@ pub mod blueprint;
 pub mod config;
 pub mod inspect;
 pub mod output;
+pub mod pipeline;
+pub mod progress;
 pub mod roundtrip;
 pub mod seed;
+pub mod snapshot;
 pub mod stages;
 
 /// The short git hash of the source this binary was built from, or "" outside a checkout.

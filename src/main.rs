@@ -2,12 +2,15 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 
 use islagen::blueprint;
 use islagen::config::{Config, LoadedConfig};
+use islagen::pipeline;
+use islagen::progress::Progress;
 
 /// Fast, deterministic procedural island worlds, written as the game server's `.dat` blueprint.
 #[derive(Parser, Debug)]
@@ -143,7 +146,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
-        None => generate(cli.generate),
+        None => generate(cli.generate, cli.quiet),
     }
 }
 
@@ -156,7 +159,7 @@ fn load(path: &std::path::Path) -> Result<blueprint::Loaded> {
     Ok(loaded)
 }
 
-fn generate(args: GenerateArgs) -> Result<ExitCode> {
+fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
     let LoadedConfig {
         mut config,
         unknown_keys,
@@ -190,5 +193,50 @@ fn generate(args: GenerateArgs) -> Result<ExitCode> {
         config.scale_factor(),
         args.out.display()
     );
-    bail!("config validated, but no generation stage is implemented yet; nothing was written")
+    if config.skip_roads {
+        println!("==> SkipRoads: exporting a road-less iteration blueprint (empty road sections)");
+    } else {
+        tracing::warn!(
+            "towns and roads are not generated yet: TOWN and the road sections are written empty"
+        );
+    }
+    let progress = Progress::for_terminal(quiet);
+    let started = Instant::now();
+    let world = pipeline::generate(&config, seed, &progress);
+    let written = pipeline::export(&world, &args.out, &progress)?;
+    let s = &world.stats;
+    println!("==> Seed {} at MapSize {}", s.seed, s.map_size);
+    println!(
+        "    land {:.1} % of the map; mainland {} px; {} islets ({} px); {} lakes ({} px)",
+        s.land_fraction * 100.0,
+        s.mainland_px,
+        s.islets,
+        s.islet_px,
+        s.lakes,
+        s.lake_px
+    );
+    println!(
+        "    crater centre ({:.0}, {:.0}), radius {:.0} px",
+        s.crater_center[0], s.crater_center[1], world.crater.radius_px
+    );
+    for w in &written {
+        println!("    wrote {} ({})", w.path.display(), human_bytes(w.bytes));
+    }
+    println!("    done in {:.2?}", started.elapsed());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
 }

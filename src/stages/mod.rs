@@ -1,5 +1,15 @@
 //! Generation stages, one module each: a function from its inputs to its outputs, with no file
-//! I/O, no printing and no global state. The pipeline that orders them arrives with the terrain
-//! issue; each stage is usable and tested on its own.
+//! I/O, no printing and no global state. [`crate::pipeline`] orders them; each stage is usable
+//! and tested on its own.
 
+pub mod biomes;
+pub mod coast;
+pub mod crater;
+pub mod curve;
+pub mod detail;
+pub mod flood;
+pub mod mainland;
+pub mod noise;
+pub mod render;
 pub mod sea;
+pub mod topography;

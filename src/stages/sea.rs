@@ -11,6 +11,9 @@
 //! ocean pixel.
 
 use ndarray::Array2;
+use rayon::prelude::*;
+
+use super::flood::fill;
 
 use crate::config::SeaLevelModel;
 
@@ -67,37 +70,29 @@ pub enum Water {
 /// Classifies every pixel of `heights` (`[x, y]`) as dry, ocean or lake.
 pub fn classify_water(heights: &Array2<f32>, sea: &SeaLevel) -> Array2<Water> {
     let (w, h) = heights.dim();
-    let below = Array2::from_shape_fn((w, h), |(x, y)| sea.is_below(heights[(x, y)], y));
-    let mut water = below.mapv(|b| if b { Water::Lake } else { Water::Dry });
-    let mut stack: Vec<(usize, usize)> = Vec::new();
-    let mut seed = |x: usize, y: usize, water: &mut Array2<Water>| {
-        if water[(x, y)] == Water::Lake {
-            water[(x, y)] = Water::Ocean;
-            stack.push((x, y));
-        }
-    };
-    for x in 0..w {
-        seed(x, 0, &mut water);
-        seed(x, h - 1, &mut water);
-    }
-    for y in 0..h {
-        seed(0, y, &mut water);
-        seed(w - 1, y, &mut water);
-    }
-    while let Some((x, y)) = stack.pop() {
-        let neighbours = [
-            (x.wrapping_sub(1), y),
-            (x + 1, y),
-            (x, y.wrapping_sub(1)),
-            (x, y + 1),
-        ];
-        for (nx, ny) in neighbours {
-            if nx < w && ny < h && water[(nx, ny)] == Water::Lake {
-                water[(nx, ny)] = Water::Ocean;
-                stack.push((nx, ny));
+    let below = |x: usize, y: usize| sea.is_below(heights[[x, y]], y);
+    let border = (0..w)
+        .flat_map(|x| [(x, 0), (x, h - 1)])
+        .chain((0..h).flat_map(|y| [(0, y), (w - 1, y)]));
+    let mut ocean = Array2::<u8>::zeros((w, h));
+    fill(&mut ocean, border, 1, below);
+    let mut water = Array2::from_elem((w, h), Water::Dry);
+    water
+        .outer_iter_mut()
+        .into_par_iter()
+        .zip(ocean.outer_iter())
+        .zip(heights.outer_iter())
+        .for_each(|((mut column, ocean), heights)| {
+            for y in 0..h {
+                column[y] = if ocean[y] == 1 {
+                    Water::Ocean
+                } else if sea.is_below(heights[y], y) {
+                    Water::Lake
+                } else {
+                    Water::Dry
+                };
             }
-        }
-    }
+        });
     water
 }
 

@@ -1,0 +1,285 @@
+//! The generation pipeline: the stages in order, from a config and a resolved seed to a
+//! [`World`], and the export of a world to its files.
+//!
+//! Order (GENERATOR.md steps 1–4 and the biome half of 6):
+//! topography → mainland fill → crater placement and carve → mainland fill again (a carve can
+//! never leave a severed fragment) → water classification → render map (height curve, detail,
+//! coast shelf) → biomes. Every edit that moves the waterline happens on the raw *classify*
+//! heights before the render map is made from them pixel by pixel, so the render map's waterline
+//! is the classify map's by construction. Towns, water bodies and roads are later stages: until
+//! they land TOWN and the road sections are present and empty.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use ndarray::Array2;
+use serde::Serialize;
+
+use crate::blueprint::{self, Blueprint, Params, Roads};
+use crate::config::{Config, TerrainCurve, TerrainDetail};
+use crate::progress::Progress;
+use crate::snapshot;
+use crate::stages::biomes::{biomes, BiomeInputs};
+use crate::stages::crater::{self, Crater};
+use crate::stages::curve::{Curve, BALANCED};
+use crate::stages::detail::{Detail, DetailParams};
+use crate::stages::mainland::{count_components, mainland_fill};
+use crate::stages::render::{render, RenderPasses};
+use crate::stages::sea::{classify_water, SeaLevel, Water};
+use crate::stages::topography::{topography, TopographyParams};
+
+/// A generated world: the blueprint to export and what the stages know about it.
+#[derive(Clone, Debug)]
+pub struct World {
+    /// The blueprint (provenance is stamped at export).
+    pub blueprint: Blueprint,
+    /// The raw classify heights biomes and water were computed from (uncurved).
+    pub classify_heights: Array2<f32>,
+    /// The water classification of the classify heights.
+    pub water: Array2<Water>,
+    /// The sea level in force.
+    pub sea: SeaLevel,
+    /// The crater.
+    pub crater: Crater,
+    /// Figures for the summary.
+    pub stats: WorldStats,
+}
+
+/// Figures about a world, for the closing summary and for tests.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorldStats {
+    /// The resolved seed.
+    pub seed: i32,
+    /// Pixels per side.
+    pub map_size: usize,
+    /// Fraction of pixels that are land.
+    pub land_fraction: f64,
+    /// Pixels of the mainland.
+    pub mainland_px: usize,
+    /// Offshore islets (land components other than the mainland).
+    pub islets: usize,
+    /// Pixels of all islets.
+    pub islet_px: usize,
+    /// Lakes (below-sea components not joined to the ocean).
+    pub lakes: usize,
+    /// Pixels of all lakes.
+    pub lake_px: usize,
+    /// Stray land pixels the mainland fill sank.
+    pub sunk_px: usize,
+    /// Impact centre, pixels.
+    pub crater_center: [f32; 2],
+    /// The islet field's threshold for this seed.
+    pub islet_threshold: f32,
+}
+
+/// Generates the world of `seed` (already resolved) under `config`.
+pub fn generate(config: &Config, seed: i32, progress: &Progress) -> World {
+    let n = config.map_size as usize;
+    let sea = SeaLevel::new(config.sea_level, n);
+
+    let stage = progress.stage("topography", n as u64);
+    let topo = topography(
+        &TopographyParams {
+            seed,
+            map_size: n,
+            axis_x: config.island_axis_x,
+            axis_y: config.island_axis_y,
+            islet_density: config.offshore_island_density,
+            sea,
+        },
+        &|| stage.tick(),
+    );
+    stage.finish();
+    let mut raw = topo.heights;
+
+    let stage = progress.stage("mainland", 0);
+    let first = mainland_fill(&mut raw, &topo.islet_zone, &sea);
+    stage.finish();
+
+    let stage = progress.stage("crater", 0);
+    let draw = (crate::seed::stage_seed(seed, "crater") >> 11) as f64 / (1u64 << 53) as f64;
+    let crater = crater::place(
+        &first.mask,
+        draw,
+        config.crater_radius * config.scale_factor(),
+    );
+    drop(first.mask);
+    crater::carve(&mut raw, &crater, &sea);
+    let second = mainland_fill(&mut raw, &topo.islet_zone, &sea);
+    drop(topo.islet_zone);
+    stage.finish();
+
+    let stage = progress.stage("water", 0);
+    let water = classify_water(&raw, &sea);
+    stage.finish();
+
+    let stage = progress.stage("render", n as u64);
+    let max_above_sea = raw
+        .outer_iter()
+        .map(|col| {
+            col.iter()
+                .enumerate()
+                .map(|(y, &z)| z - sea.at(y))
+                .fold(f32::NEG_INFINITY, f32::max)
+        })
+        .fold(f32::NEG_INFINITY, f32::max);
+    let record_sea = sea.at(n / 2);
+    let curve = (config.terrain_curve == TerrainCurve::V5)
+        .then(|| Curve::new(BALANCED, seed, max_above_sea, record_sea));
+    let detail = match (&curve, config.terrain_detail) {
+        (Some(_), TerrainDetail::V1) => Some(Detail::new(
+            DetailParams::v1(
+                config.shelf_relief_amp_m,
+                config.shelf_edge_variation_m,
+                BALANCED.edge_max_shift_m(),
+            ),
+            seed,
+        )),
+        _ => None,
+    };
+    let heights = render(
+        &raw,
+        &sea,
+        RenderPasses {
+            curve: curve.as_ref(),
+            detail: detail.as_ref(),
+            coast: config.coast_profile,
+        },
+        &|| stage.tick(),
+    );
+    stage.finish();
+
+    let stage = progress.stage("biomes", n as u64);
+    let biome_map = biomes(
+        &BiomeInputs {
+            seed,
+            heights: &raw,
+            water: &water,
+            sea: &sea,
+            crater: &crater,
+            knots: BALANCED.knots,
+        },
+        &|| stage.tick(),
+    );
+    stage.finish();
+
+    let stage = progress.stage("statistics", 0);
+    let land_px = water.iter().filter(|w| **w == Water::Dry).count();
+    let (islets, islet_px) = count_components((n, n), |x, y| {
+        second.mask[[x, y]] == 0 && water[[x, y]] == Water::Dry
+    });
+    let (lakes, lake_px) = count_components((n, n), |x, y| water[[x, y]] == Water::Lake);
+    stage.finish();
+
+    let stats = WorldStats {
+        seed,
+        map_size: n,
+        land_fraction: land_px as f64 / (n * n) as f64,
+        mainland_px: second.area,
+        islets,
+        islet_px,
+        lakes,
+        lake_px,
+        sunk_px: first.sunk + second.sunk,
+        crater_center: crater.center,
+        islet_threshold: topo.islet_threshold,
+    };
+    let blueprint = Blueprint {
+        params: Params {
+            world_seed: seed,
+            map_size: n as i32,
+            crater_radius: config.crater_radius,
+            density_multiplier: config.density_multiplier,
+            impact_center_x: crater.center[0],
+            impact_center_y: crater.center[1],
+            generated_utc: String::new(),
+            generator_git_hash: String::new(),
+        },
+        heights,
+        biomes: biome_map,
+        towns: Vec::new(),
+        curve: curve.as_ref().map(Curve::record),
+        detail: detail.as_ref().map(|d| d.params().record()),
+        erosion: None,
+        water_ids: None,
+        water_bodies: None,
+        water_surface: None,
+        roads: Roads::default(),
+    };
+    World {
+        blueprint,
+        classify_heights: raw,
+        water,
+        sea,
+        crater,
+        stats,
+    }
+}
+
+/// One file an export wrote.
+#[derive(Clone, Debug, Serialize)]
+pub struct Written {
+    /// Where.
+    pub path: PathBuf,
+    /// Size in bytes.
+    pub bytes: u64,
+}
+
+/// The file names of a seed's outputs, GENERATOR.md's "Outputs".
+pub fn file_names(seed: i32) -> [String; 4] {
+    [
+        format!("MapData_Seed_{seed}.dat"),
+        format!("MapData_Seed_{seed}_v1.dat"),
+        format!("Map_Seed_{seed}_0_height.png"),
+        format!("Map_Seed_{seed}_1_biomes.png"),
+    ]
+}
+
+/// Exports `world` into `dir` (created if missing): the v2 blueprint, the v1 dual-write and the
+/// snapshots, each written atomically. Provenance is stamped now.
+pub fn export(world: &World, dir: &Path, progress: &Progress) -> anyhow::Result<Vec<Written>> {
+    use anyhow::Context;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut bp = world.blueprint.clone();
+    bp.params.stamp_provenance();
+    let [v2, v1, height_png, biome_png] = file_names(bp.params.world_seed).map(|f| dir.join(f));
+    // The blueprint writes wait on the disk, the snapshots on the CPU: run them side by side.
+    let (blueprints, snapshots) = rayon::join(
+        || -> anyhow::Result<Vec<Written>> {
+            let mut written = Vec::new();
+            let stage = progress.stage("write v2", 0);
+            let bytes = blueprint::write_v2_file(&v2, &bp)
+                .with_context(|| format!("writing {}", v2.display()))?;
+            written.push(Written { path: v2, bytes });
+            stage.finish();
+            let stage = progress.stage("write v1", 0);
+            let bytes = blueprint::write_v1_file(&v1, &bp)
+                .with_context(|| format!("writing {}", v1.display()))?;
+            written.push(Written { path: v1, bytes });
+            stage.finish();
+            Ok(written)
+        },
+        || -> anyhow::Result<Vec<Written>> {
+            let stage = progress.stage("snapshots", 0);
+            let write = |path: PathBuf, image: snapshot::Image| -> anyhow::Result<Written> {
+                let bytes = snapshot::write_png(&path, &image)
+                    .with_context(|| format!("writing {}", path.display()))?;
+                Ok(Written { path, bytes })
+            };
+            let (height, biome) = rayon::join(
+                || write(height_png, snapshot::height_image(&bp.heights, &world.sea)),
+                || write(biome_png, snapshot::biome_image(&bp.biomes)),
+            );
+            stage.finish();
+            Ok(vec![height?, biome?])
+        },
+    );
+    let mut written = blueprints?;
+    written.extend(snapshots?);
+    Ok(written)
+}
+
+/// Total of the timings, for the summary.
+pub fn total(timings: &[(String, Duration)]) -> Duration {
+    timings.iter().map(|(_, d)| *d).sum()
+}

@@ -1,0 +1,87 @@
+//! Progress and timing for long work: one indicatif bar per stage on a terminal (nothing when
+//! stderr is not a terminal), and every stage's wall time through tracing and into the run's
+//! summary. Stages never see this type: they take an `on_column` callback.
+
+use std::io::IsTerminal;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Where progress goes, and the timings so far.
+#[derive(Debug)]
+pub struct Progress {
+    bars: bool,
+    timings: Mutex<Vec<(String, Duration)>>,
+}
+
+impl Progress {
+    /// Bars when stderr is a terminal and `quiet` is false.
+    pub fn for_terminal(quiet: bool) -> Progress {
+        Progress {
+            bars: !quiet && std::io::stderr().is_terminal(),
+            timings: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// No bars (timings are still kept).
+    pub fn hidden() -> Progress {
+        Progress {
+            bars: false,
+            timings: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Starts a stage of `total` steps (0 when the stage has no natural count).
+    pub fn stage(&self, name: &'static str, total: u64) -> Stage<'_> {
+        let bar = if self.bars {
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{prefix:>12} [{bar:40}] {percent:>3}% {elapsed}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            bar.set_prefix(name);
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        Stage {
+            owner: self,
+            name,
+            bar,
+            start: Instant::now(),
+        }
+    }
+
+    /// Every finished stage's name and wall time, in order.
+    pub fn timings(&self) -> Vec<(String, Duration)> {
+        self.timings.lock().map(|t| t.clone()).unwrap_or_default()
+    }
+}
+
+/// One running stage.
+pub struct Stage<'a> {
+    owner: &'a Progress,
+    name: &'static str,
+    bar: ProgressBar,
+    start: Instant,
+}
+
+impl Stage<'_> {
+    /// One step done (callable from any thread).
+    pub fn tick(&self) {
+        self.bar.inc(1);
+    }
+
+    /// Ends the stage: clears its bar, logs and records its time.
+    pub fn finish(self) -> Duration {
+        let elapsed = self.start.elapsed();
+        self.bar.finish_and_clear();
+        tracing::info!(stage = self.name, "{} in {:.2?}", self.name, elapsed);
+        if let Ok(mut t) = self.owner.timings.lock() {
+            t.push((self.name.to_string(), elapsed));
+        }
+        elapsed
+    }
+}

@@ -1,0 +1,211 @@
+//! PNG snapshots: `0_height` (hypsometric bands × a north-west hillshade of the rendered heights)
+//! and `1_biomes` (the biome palette), one image pixel per map pixel, north up (image row = y).
+//!
+//! Images are built in parallel bands of rows and written atomically like every output.
+//!
+//! The biome palette (a documented contract for people reading the pictures):
+//!
+//! | biome     | RGB             |
+//! |-----------|-----------------|
+//! | Ocean     | 24, 62, 120     |
+//! | Lake      | 64, 128, 196    |
+//! | Beach     | 226, 212, 160   |
+//! | Grassland | 136, 180, 84    |
+//! | Forest    | 46, 110, 52     |
+//! | Foothills | 158, 146, 92    |
+//! | Plateau   | 206, 196, 170   |
+//! | Mountain  | 120, 112, 106   |
+//! | Snow      | 244, 246, 250   |
+//! | Crater    | 96, 58, 50      |
+//! | Dirt      | 140, 100, 60    |
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+
+use ndarray::Array2;
+use rayon::prelude::*;
+
+use crate::blueprint::Biome;
+use crate::stages::curve::METRES_PER_RAW;
+use crate::stages::sea::SeaLevel;
+
+/// Rows per parallel band: the band reads each column's run of `BAND` contiguous heights.
+const BAND: usize = 64;
+
+/// An RGB8 image, rows top to bottom.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    /// Width in pixels.
+    pub width: usize,
+    /// Height in pixels.
+    pub height: usize,
+    /// `width × height × 3` bytes.
+    pub rgb: Vec<u8>,
+}
+
+/// The palette colour of a biome.
+pub fn biome_colour(b: Biome) -> [u8; 3] {
+    match b {
+        Biome::Ocean => [24, 62, 120],
+        Biome::Lake => [64, 128, 196],
+        Biome::Beach => [226, 212, 160],
+        Biome::Grassland => [136, 180, 84],
+        Biome::Forest => [46, 110, 52],
+        Biome::Foothills => [158, 146, 92],
+        Biome::Plateau => [206, 196, 170],
+        Biome::Mountain => [120, 112, 106],
+        Biome::Snow => [244, 246, 250],
+        Biome::Crater => [96, 58, 50],
+        Biome::Dirt => [140, 100, 60],
+    }
+}
+
+/// Builds an image from a per-pixel colour function of `(x, y)`, in parallel row bands.
+fn build(width: usize, height: usize, colour: impl Fn(usize, usize) -> [u8; 3] + Sync) -> Image {
+    let mut rgb = vec![0u8; width * height * 3];
+    rgb.par_chunks_mut(width * 3 * BAND)
+        .enumerate()
+        .for_each(|(band, rows)| {
+            let y0 = band * BAND;
+            let rows_here = rows.len() / (width * 3);
+            for x in 0..width {
+                for dy in 0..rows_here {
+                    let c = colour(x, y0 + dy);
+                    let at = (dy * width + x) * 3;
+                    rows[at..at + 3].copy_from_slice(&c);
+                }
+            }
+        });
+    Image { width, height, rgb }
+}
+
+/// The `1_biomes` image.
+pub fn biome_image(biomes: &Array2<Biome>) -> Image {
+    let (w, h) = biomes.dim();
+    build(w, h, |x, y| biome_colour(biomes[[x, y]]))
+}
+
+/// Hypsometric colour stops: metres above sea → RGB.
+const LAND_STOPS: [(f32, [f32; 3]); 9] = [
+    (0.0, [214.0, 204.0, 150.0]),
+    (4.0, [150.0, 186.0, 104.0]),
+    (30.0, [112.0, 160.0, 84.0]),
+    (60.0, [170.0, 176.0, 104.0]),
+    (100.0, [196.0, 170.0, 112.0]),
+    (160.0, [164.0, 124.0, 86.0]),
+    (220.0, [214.0, 206.0, 188.0]),
+    (300.0, [150.0, 140.0, 132.0]),
+    (420.0, [252.0, 252.0, 252.0]),
+];
+/// Water colour stops: metres under sea → RGB.
+const WATER_STOPS: [(f32, [f32; 3]); 4] = [
+    (0.0, [120.0, 188.0, 214.0]),
+    (8.0, [66.0, 140.0, 196.0]),
+    (40.0, [30.0, 82.0, 150.0]),
+    (150.0, [12.0, 30.0, 72.0]),
+];
+/// Height of one hypsometric band, metres: terraces read as bands.
+const BAND_M: f32 = 10.0;
+
+fn ramp(stops: &[(f32, [f32; 3])], m: f32) -> [f32; 3] {
+    let last = stops.len() - 1;
+    if m <= stops[0].0 {
+        return stops[0].1;
+    }
+    for i in 0..last {
+        let (m0, c0) = stops[i];
+        let (m1, c1) = stops[i + 1];
+        if m <= m1 {
+            let t = (m - m0) / (m1 - m0);
+            return [0, 1, 2].map(|k| c0[k] + (c1[k] - c0[k]) * t);
+        }
+    }
+    stops[last].1
+}
+
+/// The `0_height` image: hypsometric bands of metres above sea (water by depth) × a hillshade
+/// lit from the north-west at 45°, computed in metres so it reads the same at every MapSize
+/// (one map side is 8192 m).
+pub fn height_image(heights: &Array2<f32>, sea: &SeaLevel) -> Image {
+    let (w, h) = heights.dim();
+    let metres_per_px = 8192.0 / w as f32;
+    let k = METRES_PER_RAW / (2.0 * metres_per_px);
+    // Unit vector towards the light: north-west (−x, −y), 45° up.
+    let l = {
+        let c = std::f32::consts::FRAC_1_SQRT_2;
+        [-c * c, -c * c, c]
+    };
+    let flat = l[2];
+    build(w, h, |x, y| {
+        let z = heights[[x, y]];
+        let sea_y = sea.at(y);
+        if z < sea_y {
+            let c = ramp(&WATER_STOPS, (sea_y - z) * METRES_PER_RAW);
+            return c.map(|v| v as u8);
+        }
+        let m = (z - sea_y) * METRES_PER_RAW;
+        let banded = (m / BAND_M).floor() * BAND_M + 0.5 * BAND_M;
+        let base = ramp(&LAND_STOPS, banded.min(420.0));
+        let at = |xx: usize, yy: usize| heights[[xx, yy]];
+        let dzdx = (at((x + 1).min(w - 1), y) - at(x.saturating_sub(1), y)) * k;
+        let dzdy = (at(x, (y + 1).min(h - 1)) - at(x, y.saturating_sub(1))) * k;
+        let norm = (dzdx * dzdx + dzdy * dzdy + 1.0).sqrt();
+        let shade = ((-dzdx * l[0] - dzdy * l[1] + l[2]) / norm).max(0.0) / flat;
+        let s = 0.3 + 0.7 * shade.min(1.4);
+        base.map(|v| (v * s).clamp(0.0, 255.0) as u8)
+    })
+}
+
+/// A per-pixel difference image of two equally sized images: unchanged pixels are a dimmed
+/// grey copy of `a`, changed pixels are bright magenta.
+pub fn diff_image(a: &Image, b: &Image) -> Image {
+    let mut rgb = Vec::with_capacity(a.rgb.len());
+    for (pa, pb) in a.rgb.chunks_exact(3).zip(b.rgb.chunks_exact(3)) {
+        if pa == pb {
+            let g = ((u16::from(pa[0]) + u16::from(pa[1]) + u16::from(pa[2])) / 9) as u8;
+            rgb.extend_from_slice(&[g, g, g]);
+        } else {
+            rgb.extend_from_slice(&[255, 0, 255]);
+        }
+    }
+    Image {
+        width: a.width,
+        height: a.height,
+        rgb,
+    }
+}
+
+/// Writes `image` as an 8-bit RGB PNG, atomically. Returns the file's size in bytes.
+pub fn write_png(path: &Path, image: &Image) -> std::io::Result<u64> {
+    crate::output::write_atomically(path, |w: &mut BufWriter<&mut File>| {
+        let mut enc = png::Encoder::new(w, image.width as u32, image.height as u32);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_compression(png::Compression::Fast);
+        let mut writer = enc.write_header().map_err(std::io::Error::other)?;
+        writer
+            .write_image_data(&image.rgb)
+            .map_err(std::io::Error::other)?;
+        writer.finish().map_err(std::io::Error::other)?;
+        Ok::<(), std::io::Error>(())
+    })?;
+    Ok(std::fs::metadata(path)?.len())
+}
+
+/// Reads an 8-bit RGB PNG (as written by [`write_png`]).
+pub fn read_png(path: &Path) -> std::io::Result<Image> {
+    let decoder = png::Decoder::new(std::io::BufReader::new(File::open(path)?));
+    let mut reader = decoder.read_info().map_err(std::io::Error::other)?;
+    let info = reader.info();
+    if info.color_type != png::ColorType::Rgb || info.bit_depth != png::BitDepth::Eight {
+        return Err(std::io::Error::other(format!(
+            "{}: not an 8-bit RGB PNG",
+            path.display()
+        )));
+    }
+    let (width, height) = (info.width as usize, info.height as usize);
+    let mut rgb = vec![0u8; width * height * 3];
+    reader.next_frame(&mut rgb).map_err(std::io::Error::other)?;
+    Ok(Image { width, height, rgb })
+}

@@ -1,0 +1,111 @@
+//! TerrainDetail "v1": the two detail passes that ride along with the height curve (TDTL
+//! detailVersion 2).
+//!
+//! - **Shelf-edge variation**: a per-column shift of the curve's K3/K4/K5 knot block by up to
+//!   ±edgeAmp metres of *input* height, drawn from a Simplex field — the shelf boundary contour
+//!   wanders into notches, coves and peninsulas instead of tracing one height contour. The
+//!   amplitude is clamped (loudly, at config load) to the preset's band-squeeze bound.
+//! - **Shelf micro-relief**: ±reliefAmp metres of *output* height from a second field, weighted
+//!   by how much of a shelf the pixel sits on ([`ColumnCurve::shelfness`]).
+//!
+//! Guarantees: K2 and K6 never move, so a pixel whose input is outside the shelf/riser stack gets
+//! bit-identically the plain curve; relief is zero off the shelves, and the result is held in
+//! [lowland ceiling, cap]; neither pass touches a pixel at or below sea level.
+
+use super::curve::{ColumnCurve, ISLAND_WIDTH, METRES_PER_RAW};
+use super::noise::{Fbm, Lattice};
+use crate::blueprint::DetailRecord;
+
+/// The detail dials as applied.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DetailParams {
+    /// Micro-relief amplitude, ± output metres.
+    pub relief_amp_m: f32,
+    /// Micro-relief frequency, undulations per island width.
+    pub relief_freq_islands: f32,
+    /// Micro-relief field seed offset.
+    pub relief_seed_offset: i32,
+    /// Shelf-edge shift amplitude, ± metres of input height (already clamped).
+    pub edge_amp_m: f32,
+    /// Shelf-edge field frequency, undulations per island width.
+    pub edge_freq_islands: f32,
+    /// Shelf-edge field seed offset.
+    pub edge_seed_offset: i32,
+    /// The band-squeeze bound `edge_amp_m` was clamped to.
+    pub edge_max_shift_m: f32,
+}
+
+impl DetailParams {
+    /// The v1 passes with the configured amplitudes; `edge_amp_m` is clamped to `edge_max_m`.
+    pub fn v1(relief_amp_m: f32, edge_amp_m: f32, edge_max_m: f32) -> DetailParams {
+        DetailParams {
+            relief_amp_m,
+            relief_freq_islands: 18.0,
+            relief_seed_offset: 6_101,
+            edge_amp_m: edge_amp_m.clamp(0.0, edge_max_m),
+            edge_freq_islands: 7.0,
+            edge_seed_offset: 6_202,
+            edge_max_shift_m: edge_max_m,
+        }
+    }
+
+    /// The TDTL record (detailVersion 2).
+    pub fn record(&self) -> DetailRecord {
+        DetailRecord {
+            relief_amp_m: self.relief_amp_m,
+            relief_freq_islands: self.relief_freq_islands,
+            relief_seed_offset: self.relief_seed_offset,
+            edge_amp_m: self.edge_amp_m,
+            edge_freq_islands: self.edge_freq_islands,
+            edge_seed_offset: self.edge_seed_offset,
+            edge_max_shift_m: self.edge_max_shift_m,
+        }
+    }
+}
+
+/// The detail fields of one seed.
+#[derive(Clone, Debug)]
+pub struct Detail {
+    params: DetailParams,
+    relief: Lattice,
+    edge: Lattice,
+}
+
+impl Detail {
+    /// Samples the two fields for `seed`.
+    pub fn new(params: DetailParams, seed: i32) -> Detail {
+        let field = |offset: i32, islands: f32| {
+            let f = Fbm::new(seed.wrapping_add(offset), islands / ISLAND_WIDTH, 2);
+            Lattice::sample(move |u, v| f.at(u, v).clamp(-1.0, 1.0))
+        };
+        Detail {
+            relief: field(params.relief_seed_offset, params.relief_freq_islands),
+            edge: field(params.edge_seed_offset, params.edge_freq_islands),
+            params,
+        }
+    }
+
+    /// The dials as applied.
+    pub fn params(&self) -> &DetailParams {
+        &self.params
+    }
+
+    /// The K3/K4/K5 shift of the column at (u, v), raw input height.
+    #[inline]
+    pub fn shift(&self, u: f32, v: f32) -> f32 {
+        self.params.edge_amp_m / METRES_PER_RAW * self.edge.at_cubic(u, v)
+    }
+
+    /// Output metres for raw height `a` above sea (`a > 0`) with both passes applied.
+    #[inline]
+    pub fn metres(&self, column: &ColumnCurve, a: f32, u: f32, v: f32) -> f32 {
+        let shift = self.shift(u, v);
+        let m = column.metres(a, shift);
+        let weight = column.shelfness(a, shift);
+        if weight == 0.0 {
+            return m;
+        }
+        let relief = self.params.relief_amp_m * self.relief.at_cubic(u, v) * weight;
+        (m + relief).clamp(column.orange_ceil(), column.cap())
+    }
+}

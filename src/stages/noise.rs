@@ -1,0 +1,329 @@
+//! Noise fields over the map's normalised square, and the small smooth functions the terrain
+//! stages share.
+//!
+//! Every field here is a function of the *normalised* position (u, v) ∈ [0, 1]², u = x / MapSize
+//! west → east and v = y / MapSize north → south, so the same seed describes the same island at
+//! any MapSize: a frequency of "4" means four undulations across the map, which is the
+//! GENERATOR.md rule (noise frequency divided by scaleFactor) written without the division.
+//!
+//! [`Fbm`] wraps fastnoise-lite's OpenSimplex2 fBm and is evaluated per pixel. [`Lattice`] holds a
+//! low-frequency field sampled on a fixed grid of the normalised square ([`LATTICE_CELLS`] cells a
+//! side, independent of MapSize) and reads it back by bilinear interpolation: the interpolated
+//! field is one function of (u, v) at every MapSize, and its distance from the exact field is
+//! bounded by a test ([`LATTICE_TOLERANCE`]).
+
+use fastnoise_lite::{FastNoiseLite, FractalType, NoiseType};
+use rayon::prelude::*;
+
+/// Cells per side of every [`Lattice`]: fixed, so a lattice field is the same function of the
+/// normalised position at every MapSize.
+pub const LATTICE_CELLS: usize = 512;
+
+/// The most a [`Lattice`] read may differ from the exact field it samples (field units, fields
+/// span about [−1, 1]): bilinear [`Lattice::at`] for fields whose highest octave has at most
+/// [`BILINEAR_MAX_FREQUENCY`] undulations per map, bicubic [`Lattice::at_cubic`] up to
+/// [`CUBIC_MAX_FREQUENCY`]. Held by tests.
+pub const LATTICE_TOLERANCE: f32 = 0.01;
+/// Highest octave frequency (per map) a bilinear lattice read is used for.
+pub const BILINEAR_MAX_FREQUENCY: f32 = 24.0;
+/// Highest octave frequency (per map) a bicubic lattice read is used for.
+pub const CUBIC_MAX_FREQUENCY: f32 = 48.0;
+
+/// Fractal OpenSimplex2 noise: `octaves` layers, lacunarity 2, gain 0.5, output in about [−1, 1].
+pub struct Fbm {
+    inner: FastNoiseLite,
+}
+
+impl Fbm {
+    /// A field of `frequency` undulations per map side at its first octave.
+    pub fn new(seed: i32, frequency: f32, octaves: i32) -> Fbm {
+        let mut inner = FastNoiseLite::with_seed(seed);
+        inner.set_noise_type(Some(NoiseType::OpenSimplex2));
+        inner.set_frequency(Some(frequency));
+        if octaves > 1 {
+            inner.set_fractal_type(Some(FractalType::FBm));
+            inner.set_fractal_octaves(Some(octaves));
+        }
+        Fbm { inner }
+    }
+
+    /// The field at normalised position (u, v).
+    #[inline]
+    pub fn at(&self, u: f32, v: f32) -> f32 {
+        self.inner.get_noise_2d(u, v)
+    }
+}
+
+/// A low-frequency field sampled on a fixed (LATTICE_CELLS + 1)² grid of the normalised square.
+#[derive(Clone, Debug)]
+pub struct Lattice {
+    values: Vec<f32>,
+}
+
+impl Lattice {
+    /// Samples `field` (a function of the normalised position) on the lattice, in parallel. One
+    /// extra ring of samples outside the square keeps the bicubic read as accurate at the map's
+    /// edge as inside it.
+    pub fn sample(field: impl Fn(f32, f32) -> f32 + Sync) -> Lattice {
+        let side = LATTICE_CELLS + 3;
+        let mut values = vec![0.0f32; side * side];
+        values
+            .par_chunks_mut(side)
+            .enumerate()
+            .for_each(|(i, row)| {
+                let u = (i as f32 - 1.0) / LATTICE_CELLS as f32;
+                for (j, value) in row.iter_mut().enumerate() {
+                    *value = field(u, (j as f32 - 1.0) / LATTICE_CELLS as f32);
+                }
+            });
+        Lattice { values }
+    }
+
+    /// Sample (i, j) of the lattice, i and j in −1 ..= LATTICE_CELLS + 1 (offset by one).
+    #[inline]
+    fn get(&self, i: usize, j: usize) -> f32 {
+        self.values[i * (LATTICE_CELLS + 3) + j]
+    }
+
+    /// The field at normalised position (u, v), bilinearly interpolated; positions outside the
+    /// square are clamped onto it.
+    #[inline]
+    pub fn at(&self, u: f32, v: f32) -> f32 {
+        let n = LATTICE_CELLS as f32;
+        let fu = (u * n).clamp(0.0, n);
+        let fv = (v * n).clamp(0.0, n);
+        let i = (fu as usize).min(LATTICE_CELLS - 1);
+        let j = (fv as usize).min(LATTICE_CELLS - 1);
+        let tu = fu - i as f32;
+        let tv = fv - j as f32;
+        let (i, j) = (i + 1, j + 1);
+        let near = self.get(i, j) + (self.get(i, j + 1) - self.get(i, j)) * tv;
+        let far = self.get(i + 1, j) + (self.get(i + 1, j + 1) - self.get(i + 1, j)) * tv;
+        near + (far - near) * tu
+    }
+
+    /// The field at normalised position (u, v) by Catmull-Rom bicubic interpolation: continuous
+    /// in value and slope across lattice lines, so a hillshade shows no lattice grid.
+    #[inline]
+    pub fn at_cubic(&self, u: f32, v: f32) -> f32 {
+        let n = LATTICE_CELLS as f32;
+        let fu = (u * n).clamp(0.0, n);
+        let fv = (v * n).clamp(0.0, n);
+        let i = (fu as usize).min(LATTICE_CELLS - 1);
+        let j = (fv as usize).min(LATTICE_CELLS - 1);
+        let (wu, wv) = (catmull_rom(fu - i as f32), catmull_rom(fv - j as f32));
+        let side = LATTICE_CELLS + 3;
+        let mut sum = 0.0;
+        // Offset storage: sample i − 1 of the square is stored at i.
+        for (a, wa) in wu.iter().enumerate() {
+            let row = &self.values[(i + a) * side..(i + a + 1) * side];
+            let cells = &row[j..j + 4];
+            let inner = wv[0] * cells[0] + wv[1] * cells[1] + wv[2] * cells[2] + wv[3] * cells[3];
+            sum += wa * inner;
+        }
+        sum
+    }
+
+    /// Every lattice sample, the outer ring included (for quantiles over the field's own
+    /// distribution).
+    pub fn samples(&self) -> &[f32] {
+        &self.values
+    }
+}
+
+/// Catmull-Rom weights of the four samples around fractional position `t` ∈ [0, 1].
+#[inline]
+fn catmull_rom(t: f32) -> [f32; 4] {
+    let t2 = t * t;
+    let t3 = t2 * t;
+    [
+        0.5 * (-t3 + 2.0 * t2 - t),
+        0.5 * (3.0 * t3 - 5.0 * t2 + 2.0),
+        0.5 * (-3.0 * t3 + 4.0 * t2 + t),
+        0.5 * (t3 - t2),
+    ]
+}
+
+/// An fBm of `coarse + fine` octaves split in two: the low `coarse` octaves are a [`Lattice`]
+/// read bicubically, the high `fine` octaves are evaluated per pixel. The sum is fastnoise-lite's
+/// own fBm of all the octaves (same seeds, frequencies and weights), to within the lattice's
+/// interpolation error; the split lets a caller skip the fine octaves where they cannot matter.
+pub struct SplitFbm {
+    coarse: Lattice,
+    fine: Fbm,
+    coarse_weight: f32,
+    fine_weight: f32,
+}
+
+impl SplitFbm {
+    /// The split of `Fbm::new(seed, frequency, coarse + fine)`.
+    pub fn new(seed: i32, frequency: f32, coarse: i32, fine: i32) -> SplitFbm {
+        // fastnoise-lite normalises an n-octave fBm (gain ½) by S(n) = Σ ½^i.
+        let bound = |octaves: i32| (0..octaves).map(|i| 0.5f32.powi(i)).sum::<f32>();
+        let total = bound(coarse + fine);
+        let low = Fbm::new(seed, frequency, coarse);
+        SplitFbm {
+            coarse: Lattice::sample(|u, v| low.at(u, v)),
+            fine: Fbm::new(
+                seed.wrapping_add(coarse),
+                frequency * 2f32.powi(coarse),
+                fine,
+            ),
+            coarse_weight: bound(coarse) / total,
+            fine_weight: 0.5f32.powi(coarse) * bound(fine) / total,
+        }
+    }
+
+    /// The coarse octaves' share of the field at (u, v).
+    #[inline]
+    pub fn coarse_at(&self, u: f32, v: f32) -> f32 {
+        self.coarse_weight * self.coarse.at_cubic(u, v)
+    }
+
+    /// The fine octaves' share of the field at (u, v).
+    #[inline]
+    pub fn fine_at(&self, u: f32, v: f32) -> f32 {
+        self.fine_weight * self.fine.at(u, v)
+    }
+
+    /// The largest magnitude the fine share can take.
+    pub fn fine_bound(&self) -> f32 {
+        self.fine_weight
+    }
+
+    /// The whole field at (u, v).
+    #[inline]
+    pub fn at(&self, u: f32, v: f32) -> f32 {
+        self.coarse_at(u, v) + self.fine_at(u, v)
+    }
+}
+
+/// The normalised coordinate of pixel index `i` on a map of `map_size` pixels: the pixel's centre,
+/// so maps of different sizes sample the same positions where their pixels overlap.
+#[inline]
+pub fn normalised(i: usize, map_size: usize) -> f32 {
+    (i as f32 + 0.5) / map_size as f32
+}
+
+/// Hermite smoothstep of `x` between `edge0` and `edge1` (either order), clamped to [0, 1].
+#[inline]
+pub fn smoothstep(edge0: f32, edge1: f32, x: f32) -> f32 {
+    let t = ((x - edge0) / (edge1 - edge0)).clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+/// A smooth |x|: √(x² + ε²) − ε. Equal to 0 at 0 with zero slope, so a crest built from it has
+/// no slope discontinuity; within ε of |x| everywhere.
+#[inline]
+pub fn smooth_abs(x: f32, epsilon: f32) -> f32 {
+    (x * x + epsilon * epsilon).sqrt() - epsilon
+}
+
+/// The `q`-quantile (0 ≤ q ≤ 1) of `values` by nearest rank; NaNs are not expected.
+pub fn quantile(values: &[f32], q: f32) -> f32 {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable_by(f32::total_cmp);
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((sorted.len() - 1) as f32 * q.clamp(0.0, 1.0)).round() as usize;
+    sorted[rank]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn worst_error(exact: &Fbm, read: impl Fn(f32, f32) -> f32) -> f32 {
+        let mut worst = 0.0f32;
+        for i in 0..20_000u32 {
+            // A low-discrepancy walk over the square, off the lattice points.
+            let u = (i as f32 * 0.618_034).fract();
+            let v = (i as f32 * 0.754_877_7).fract();
+            worst = worst.max((read(u, v) - exact.at(u, v)).abs());
+        }
+        worst
+    }
+
+    #[test]
+    fn lattice_reads_stay_within_tolerance_of_the_exact_field() {
+        // Two octaves whose highest sits at each read mode's frequency limit.
+        let exact = Fbm::new(1234, BILINEAR_MAX_FREQUENCY / 2.0, 2);
+        let lattice = Lattice::sample(|u, v| exact.at(u, v));
+        let worst = worst_error(&exact, |u, v| lattice.at(u, v));
+        assert!(worst <= LATTICE_TOLERANCE, "worst bilinear error {worst}");
+        assert!(
+            worst > 0.0,
+            "a lattice that never differs is not interpolating"
+        );
+
+        let exact = Fbm::new(4321, CUBIC_MAX_FREQUENCY / 2.0, 2);
+        let lattice = Lattice::sample(|u, v| exact.at(u, v));
+        let worst = worst_error(&exact, |u, v| lattice.at_cubic(u, v));
+        assert!(worst <= LATTICE_TOLERANCE, "worst bicubic error {worst}");
+    }
+
+    #[test]
+    fn split_fbm_is_the_crates_own_fbm() {
+        let whole = Fbm::new(99, 3.0, 7);
+        let split = SplitFbm::new(99, 3.0, 4, 3);
+        let mut worst = 0.0f32;
+        for i in 0..20_000u32 {
+            let u = (i as f32 * 0.618_034).fract();
+            let v = (i as f32 * 0.754_877_7).fract();
+            worst = worst.max((split.at(u, v) - whole.at(u, v)).abs());
+        }
+        // The coarse share is read bicubically; its error is the lattice's.
+        assert!(
+            worst <= 0.001,
+            "split differs from the whole fBm by {worst}"
+        );
+    }
+
+    #[test]
+    fn cubic_lattice_reads_are_continuous_across_lattice_lines() {
+        let f = Fbm::new(5, 8.0, 3);
+        let lattice = Lattice::sample(|u, v| f.at(u, v));
+        let line = 100.0 / LATTICE_CELLS as f32;
+        let eps = 1e-5;
+        for k in 0..50 {
+            let v = k as f32 / 50.0;
+            let slope_left = (lattice.at_cubic(line, v) - lattice.at_cubic(line - eps, v)) / eps;
+            let slope_right = (lattice.at_cubic(line + eps, v) - lattice.at_cubic(line, v)) / eps;
+            assert!((slope_left - slope_right).abs() < 0.05 * slope_left.abs().max(1.0));
+            let jump = lattice.at_cubic(line + eps, v) - lattice.at_cubic(line - eps, v);
+            assert!(jump.abs() < 1e-3);
+        }
+        // On a lattice point the read is the sample itself.
+        for k in 0..50 {
+            let (u, v) = (k as f32 / 64.0, (50 - k) as f32 / 128.0);
+            assert!((lattice.at_cubic(u, v) - f.at(u, v)).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn fbm_tolerates_the_extreme_seed() {
+        // fastnoise-lite bumps the seed once per octave; the profile disables overflow checks for
+        // the crate so i32::MAX wraps as it does in release builds.
+        let f = Fbm::new(i32::MAX, 4.0, 7);
+        assert!(f.at(0.3, 0.7).abs() <= 1.0);
+    }
+
+    #[test]
+    fn smooth_abs_has_a_flat_crest_and_tracks_abs() {
+        assert_eq!(smooth_abs(0.0, 0.05), 0.0);
+        let slope = (smooth_abs(1e-4, 0.05) - smooth_abs(-1e-4, 0.05)) / 2e-4;
+        assert!(slope.abs() < 1e-3);
+        for x in [-1.0f32, -0.3, 0.2, 0.9] {
+            assert!((smooth_abs(x, 0.05) - x.abs()).abs() <= 0.05);
+        }
+    }
+
+    #[test]
+    fn quantile_by_rank() {
+        let v: Vec<f32> = (0..101).map(|i| i as f32).collect();
+        assert_eq!(quantile(&v, 0.98), 98.0);
+        assert_eq!(quantile(&v, 0.0), 0.0);
+        assert_eq!(quantile(&v, 1.0), 100.0);
+    }
+}

@@ -1,0 +1,72 @@
+//! The render map: the exported heights (HGTS), made from the raw classify heights pixel by
+//! pixel — the height curve and its detail passes above sea, the coast shelf below it.
+//!
+//! Guarantees: every pass is pointwise and keeps the pixel's side of the waterline, so a pixel
+//! is under sea in the render map exactly when it is under sea in the raw map; with the curve
+//! off the land is the raw profile; the detail passes need the curve and are ignored without it.
+
+use ndarray::Array2;
+use rayon::prelude::*;
+
+use super::coast::shelve;
+use super::curve::{Curve, METRES_PER_RAW};
+use super::detail::Detail;
+use super::noise::normalised;
+use super::sea::SeaLevel;
+use crate::config::CoastProfile;
+
+/// The passes the render map applies.
+#[derive(Clone, Copy)]
+pub struct RenderPasses<'a> {
+    /// The height curve, if TerrainCurve is on.
+    pub curve: Option<&'a Curve>,
+    /// The detail passes, if TerrainDetail is on (needs the curve).
+    pub detail: Option<&'a Detail>,
+    /// The coast profile.
+    pub coast: CoastProfile,
+}
+
+/// Renders `raw` into exported heights. `on_column` is called once per finished column.
+pub fn render(
+    raw: &Array2<f32>,
+    sea: &SeaLevel,
+    passes: RenderPasses,
+    on_column: &(dyn Fn() + Sync),
+) -> Array2<f32> {
+    let (w, h) = raw.dim();
+    let mut out = Array2::<f32>::zeros((w, h));
+    out.outer_iter_mut()
+        .into_par_iter()
+        .zip(raw.outer_iter().into_par_iter())
+        .enumerate()
+        .for_each(|(x, (mut column, raw_column))| {
+            let u = normalised(x, w);
+            for y in 0..h {
+                let z = raw_column[y];
+                let s = sea.at(y);
+                column[y] = if z < s {
+                    match passes.coast {
+                        CoastProfile::Wide => shelve(z, s),
+                        CoastProfile::Steep => z,
+                    }
+                } else if let Some(curve) = passes.curve {
+                    let a = z - s;
+                    if a <= 0.0 {
+                        z
+                    } else {
+                        let v = normalised(y, h);
+                        let col = curve.column(u, v);
+                        let m = match passes.detail {
+                            Some(d) => d.metres(&col, a, u, v),
+                            None => col.metres(a, 0.0),
+                        };
+                        s + m / METRES_PER_RAW
+                    }
+                } else {
+                    z
+                };
+            }
+            on_column();
+        });
+    out
+}
