@@ -5,6 +5,7 @@
 
 pub mod blueprint;
 pub mod config;
+pub mod digest;
 pub mod inspect;
 pub mod output;
 pub mod pipeline;

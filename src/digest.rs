@@ -1,0 +1,105 @@
+//! World digests: SHA-256 of a blueprint's *world content* — every byte except the PRMS
+//! provenance strings (GeneratedUtc, GeneratorGitHash), which change with the clock and the
+//! commit. Two files with the same digest describe the same world byte for byte. Used by the
+//! golden regression and by anyone comparing runs.
+//!
+//! v2: the header, then per section its tag, its length and its payload — except PRMS, whose
+//! length and two strings are left out (only its 24 bytes of fixed fields count). Each section
+//! also gets a digest of its own, so a mismatch can name the first section that differs.
+//! v1 carries no provenance: its digest is the whole file's, and [`v1_region`] names the part of
+//! the layout an offset falls in.
+
+use sha2::{Digest, Sha256};
+
+use crate::blueprint::format::{PRMS, V1_HEADER};
+use crate::blueprint::Tag;
+
+/// Bytes of fixed PRMS fields before the provenance strings.
+pub const PRMS_FIXED_LEN: usize = 24;
+
+/// The digest of a v2 file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct V2Digest {
+    /// SHA-256 (hex) of the whole world content.
+    pub world: String,
+    /// Per section, in file order: its tag (ASCII) and the SHA-256 (hex) of its world content.
+    pub sections: Vec<(String, String)>,
+}
+
+/// Why bytes could not be digested as v2.
+#[derive(Debug, thiserror::Error)]
+#[error("not a well-framed v2 blueprint: {0}")]
+pub struct DigestError(String);
+
+/// Digests a v2 file's bytes.
+pub fn v2(bytes: &[u8]) -> Result<V2Digest, DigestError> {
+    if bytes.len() < 8 || &bytes[..4] != b"ISLA" {
+        return Err(DigestError("missing ISLA header".into()));
+    }
+    let mut world = Sha256::new();
+    world.update(&bytes[..8]);
+    let mut sections = Vec::new();
+    let mut at = 8;
+    while at < bytes.len() {
+        let frame = bytes
+            .get(at..at + 12)
+            .ok_or_else(|| DigestError(format!("truncated section frame at {at}")))?;
+        let tag = u32::from_le_bytes(frame[..4].try_into().unwrap_or_default());
+        let len = u64::from_le_bytes(frame[4..].try_into().unwrap_or_default());
+        let start = at + 12;
+        let end = usize::try_from(len)
+            .ok()
+            .and_then(|l| start.checked_add(l))
+            .filter(|&e| e <= bytes.len())
+            .ok_or_else(|| DigestError(format!("section at {at} overruns the file")))?;
+        let name = Tag(tag).to_string();
+        let mut section = Sha256::new();
+        section.update(&frame[..4]);
+        if tag == PRMS.0 {
+            let fixed = bytes
+                .get(start..start + PRMS_FIXED_LEN)
+                .filter(|_| end - start >= PRMS_FIXED_LEN)
+                .ok_or_else(|| DigestError("PRMS shorter than its fixed fields".into()))?;
+            section.update(fixed);
+        } else {
+            section.update(&frame[4..]);
+            section.update(&bytes[start..end]);
+        }
+        let section = section.finalize();
+        world.update(section);
+        sections.push((name, hex(&section)));
+        at = end;
+    }
+    Ok(V2Digest {
+        world: hex(&world.finalize()),
+        sections,
+    })
+}
+
+/// SHA-256 (hex) of a v1 file: all of it.
+pub fn v1(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// Names the part of a v1 layout (MapSize `map_size`) that byte `offset` falls in.
+pub fn v1_region(offset: u64, map_size: u64) -> String {
+    // Header: the .NET string V1_HEADER (a one-byte length prefix) then i32 MapSize.
+    let header = 1 + V1_HEADER.len() as u64 + 4;
+    let pixels = map_size * map_size * 8;
+    if offset < header {
+        "the header".to_string()
+    } else if offset < header + pixels {
+        let pixel = (offset - header) / 8;
+        format!(
+            "the pixel grid, pixel x = {}, y = {}",
+            pixel / map_size,
+            pixel % map_size
+        )
+    } else {
+        "the towns and roads after the pixel grid".to_string()
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,175 @@
+//! Golden regression: fixed seeds are regenerated through the real pipeline and export, and
+//! compared with `golden/` — the world digest of each `.dat` (every byte but the PRMS provenance
+//! strings; per section for v2) and every snapshot pixel.
+//!
+//! On a mismatch the test names the first differing v2 section and, for each changed snapshot,
+//! writes the new image and a per-pixel diff image (`*_diff.png`, changed pixels magenta) into
+//! its output folder, printed in the failure message.
+//!
+//! `scripts/update-golden.sh` (ISLAGEN_UPDATE_GOLDEN=1) rewrites `golden/` on purpose.
+
+use std::path::{Path, PathBuf};
+
+use islagen::config::Config;
+use islagen::progress::Progress;
+use islagen::{digest, pipeline, snapshot};
+use serde::{Deserialize, Serialize};
+
+/// (seed, MapSize): three seeds at 512 and one at 1024.
+const CASES: [(i32, u32); 4] = [(1, 512), (42, 512), (1_280_587_109, 512), (42, 1024)];
+const SNAPSHOTS: [&str; 2] = ["0_height", "1_biomes"];
+
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+struct Entry {
+    seed: i32,
+    map_size: u32,
+    /// World digest of the v2 file.
+    v2_world: String,
+    /// Per v2 section, in file order: [tag, digest].
+    v2_sections: Vec<[String; 2]>,
+    /// Digest of the whole v1 file.
+    v1: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Manifest {
+    /// What this file is.
+    about: String,
+    worlds: Vec<Entry>,
+}
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("golden")
+}
+
+fn image_name(seed: i32, snapshot: &str) -> String {
+    format!("Map_Seed_{seed}_{snapshot}.png")
+}
+
+/// Generates and exports one case into a fresh folder; returns the folder and its entry.
+fn regenerate(seed: i32, size: u32) -> (PathBuf, Entry) {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("golden")
+        .join(format!("{seed}_{size}"));
+    let _ = std::fs::remove_dir_all(&out);
+    let mut config = Config::from_json("{}", "defaults").unwrap().config;
+    config.map_size = size;
+    config.skip_roads = true;
+    let world = pipeline::generate(&config, seed, &Progress::hidden());
+    pipeline::export(&world, &out, &Progress::hidden()).unwrap();
+    let [v2_name, v1_name, ..] = pipeline::file_names(seed);
+    let v2 = digest::v2(&std::fs::read(out.join(v2_name)).unwrap()).unwrap();
+    let v1 = digest::v1(&std::fs::read(out.join(v1_name)).unwrap());
+    let entry = Entry {
+        seed,
+        map_size: size,
+        v2_world: v2.world,
+        v2_sections: v2.sections.into_iter().map(|(t, h)| [t, h]).collect(),
+        v1,
+    };
+    (out, entry)
+}
+
+#[test]
+fn golden_worlds_are_unchanged() {
+    let update = std::env::var_os("ISLAGEN_UPDATE_GOLDEN").is_some();
+    let manifest_path = golden_dir().join("manifest.json");
+    let manifest: Manifest = if update {
+        Manifest::default()
+    } else {
+        let text = std::fs::read_to_string(&manifest_path)
+            .expect("golden/manifest.json missing: run scripts/update-golden.sh");
+        serde_json::from_str(&text).expect("golden/manifest.json is not a manifest")
+    };
+    let mut fresh = Vec::new();
+    let mut failures = Vec::new();
+    for (seed, size) in CASES {
+        let (out, entry) = regenerate(seed, size);
+        let image_dir = golden_dir().join(size.to_string());
+        if update {
+            std::fs::create_dir_all(&image_dir).unwrap();
+            for s in SNAPSHOTS {
+                std::fs::copy(
+                    out.join(image_name(seed, s)),
+                    image_dir.join(image_name(seed, s)),
+                )
+                .unwrap();
+            }
+            fresh.push(entry);
+            continue;
+        }
+        let case = format!("seed {seed} at {size}");
+        match manifest
+            .worlds
+            .iter()
+            .find(|e| e.seed == seed && e.map_size == size)
+        {
+            None => failures.push(format!("{case}: not in golden/manifest.json")),
+            Some(golden) => {
+                if golden.v2_world != entry.v2_world {
+                    let first = golden
+                        .v2_sections
+                        .iter()
+                        .zip(&entry.v2_sections)
+                        .find(|(a, b)| a != b)
+                        .map(|(a, b)| {
+                            if a[0] == b[0] {
+                                format!("section {} differs", a[0])
+                            } else {
+                                format!("section order differs: {} where {} was", b[0], a[0])
+                            }
+                        })
+                        .unwrap_or_else(|| "the section list differs in length".to_string());
+                    failures.push(format!("{case}: v2 world digest differs; first: {first}"));
+                }
+                if golden.v1 != entry.v1 {
+                    failures.push(format!("{case}: v1 file digest differs"));
+                }
+            }
+        }
+        for s in SNAPSHOTS {
+            let name = image_name(seed, s);
+            let new = snapshot::read_png(&out.join(&name)).unwrap();
+            match snapshot::read_png(&image_dir.join(&name)) {
+                Err(e) => failures.push(format!("{case}: golden image {name}: {e}")),
+                Ok(old) if old == new => {}
+                Ok(old) if (old.width, old.height) != (new.width, new.height) => {
+                    failures.push(format!(
+                        "{case}: {name} is {}×{}, golden {}×{}",
+                        new.width, new.height, old.width, old.height
+                    ))
+                }
+                Ok(old) => {
+                    let changed = old
+                        .rgb
+                        .chunks_exact(3)
+                        .zip(new.rgb.chunks_exact(3))
+                        .filter(|(a, b)| a != b)
+                        .count();
+                    let diff = out.join(name.replace(".png", "_diff.png"));
+                    snapshot::write_png(&diff, &snapshot::diff_image(&old, &new)).unwrap();
+                    failures.push(format!(
+                        "{case}: {name}: {changed} pixels differ; new image and diff in {}",
+                        out.display()
+                    ));
+                }
+            }
+        }
+    }
+    if update {
+        let manifest = Manifest {
+            about: "World digests of the golden worlds (tests/golden.rs); regenerate with \
+                    scripts/update-golden.sh"
+                .to_string(),
+            worlds: fresh,
+        };
+        let text = serde_json::to_string_pretty(&manifest).unwrap() + "\n";
+        std::fs::write(&manifest_path, text).unwrap();
+        return;
+    }
+    assert!(
+        failures.is_empty(),
+        "golden regression:\n  {}",
+        failures.join("\n  ")
+    );
+}
