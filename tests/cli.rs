@@ -172,35 +172,38 @@ fn unreadable_input_is_an_error_not_a_panic() {
 #[test]
 fn cli_flags_override_the_config_and_seed_zero_is_resolved() {
     let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
     let cfg = dir.path().join("ServerConfig.json");
     std::fs::write(
         &cfg,
-        r#"{"MapSize": 2048, "WorldSeed": 99, "ServerPort": 7777}"#,
+        r#"{"MapSize": 512, "WorldSeed": 99, "ServerPort": 7777}"#,
     )
     .unwrap();
+    let cfg = cfg.to_str().unwrap();
     let o = islagen(&[
-        "--size",
-        "1024",
-        "--seed",
-        "0",
-        "--config",
-        cfg.to_str().unwrap(),
+        "--size", "256", "--seed", "0", "--config", cfg, "--out", out,
     ]);
-    let out = text(&o);
+    let text_out = text(&o);
+    assert!(o.status.success(), "{text_out}");
     assert!(
-        out.contains("MapSize 1024"),
-        "--size overrides MapSize: {out}"
+        text_out.contains("MapSize 256"),
+        "--size overrides MapSize: {text_out}"
     );
-    let seed: i64 = out
+    let seed: i64 = text_out
         .lines()
         .find_map(|l| l.strip_prefix("==> Seed "))
         .and_then(|l| l.split_whitespace().next())
         .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("the resolved seed is printed: {out}"));
-    assert!(seed > 0 && out.contains("randomized"), "{out}");
-    let o = islagen(&["--config", cfg.to_str().unwrap()]);
+        .unwrap_or_else(|| panic!("the resolved seed is printed: {text_out}"));
+    assert!(seed > 0 && text_out.contains("randomized"), "{text_out}");
+    // The resolved seed names the files.
+    assert!(Path::new(out)
+        .join(format!("MapData_Seed_{seed}.dat"))
+        .exists());
+    let o = islagen(&["--config", cfg, "--out", out]);
     assert!(
-        text(&o).contains("==> Seed 99") && text(&o).contains("MapSize 2048"),
+        text(&o).contains("==> Seed 99") && text(&o).contains("MapSize 512"),
         "{}",
         text(&o)
     );
@@ -208,6 +211,103 @@ fn cli_flags_override_the_config_and_seed_zero_is_resolved() {
         !text(&o).contains("ServerPort"),
         "unknown keys are listed only at debug level"
     );
-    let o = islagen(&["-v", "--config", cfg.to_str().unwrap()]);
+    let o = islagen(&["-v", "--config", cfg, "--out", out]);
     assert!(text(&o).contains("ServerPort"), "{}", text(&o));
+}
+
+#[test]
+fn generate_writes_both_blueprints_and_both_snapshots_atomically() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("world");
+    let o = islagen(&[
+        "--seed",
+        "9",
+        "--size",
+        "256",
+        "--skip-roads",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let summary = text(&o);
+    assert!(o.status.success(), "{summary}");
+    for needle in [
+        "==> Seed 9",
+        "land ",
+        "islets",
+        "lakes",
+        "crater centre",
+        "wrote",
+        "SkipRoads",
+    ] {
+        assert!(
+            summary.contains(needle),
+            "summary lacks {needle:?}: {summary}"
+        );
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "MapData_Seed_9.dat",
+            "MapData_Seed_9_v1.dat",
+            "Map_Seed_9_0_height.png",
+            "Map_Seed_9_1_biomes.png"
+        ],
+        "exactly the outputs, no temporary files left"
+    );
+    let v2 = read_file(&out.join("MapData_Seed_9.dat")).unwrap();
+    assert!(v2.warnings.is_empty(), "{:?}", v2.warnings);
+    let bp = &v2.blueprint;
+    assert_eq!((bp.params.world_seed, bp.params.map_size), (9, 256));
+    assert!(bp.curve.is_some() && bp.detail.is_some());
+    assert!(bp.towns.is_empty() && bp.roads.highway.is_empty());
+    assert!(bp.params.impact_center_x >= 0.0 && bp.params.crater_radius == 64.0);
+    let v1 = read_file(&out.join("MapData_Seed_9_v1.dat")).unwrap();
+    assert!(v1.blueprint.heights == bp.heights && v1.blueprint.biomes == bp.biomes);
+}
+
+#[test]
+fn output_is_identical_whatever_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |threads: &str| {
+        let out = dir.path().join(format!("threads-{threads}"));
+        let o = Command::new(env!("CARGO_BIN_EXE_islagen"))
+            .args([
+                "--seed",
+                "31",
+                "--size",
+                "512",
+                "--skip-roads",
+                "-q",
+                "--out",
+            ])
+            .arg(&out)
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        out
+    };
+    let (one, two) = (run("1"), run("2"));
+    let read = |dir: &Path, name: &str| std::fs::read(dir.join(name)).unwrap();
+    let v2 = "MapData_Seed_31.dat";
+    assert_eq!(
+        islagen::digest::v2(&read(&one, v2)).unwrap(),
+        islagen::digest::v2(&read(&two, v2)).unwrap(),
+        "v2 world content differs between 1 and 2 threads"
+    );
+    for name in [
+        "MapData_Seed_31_v1.dat",
+        "Map_Seed_31_0_height.png",
+        "Map_Seed_31_1_biomes.png",
+    ] {
+        assert!(
+            read(&one, name) == read(&two, name),
+            "{name} differs between 1 and 2 threads"
+        );
+    }
 }
