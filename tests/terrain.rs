@@ -222,7 +222,8 @@ fn terrain_invariants_hold_for_several_seeds_and_both_sea_models() {
 #[test]
 fn biomes_and_water_ignore_the_curve_the_detail_and_the_shelf() {
     let base = world(5, &config(512));
-    let variants: [(&str, fn(&mut Config)); 3] = [
+    type Change = fn(&mut Config);
+    let variants: [(&str, Change); 3] = [
         ("curve off", |c| c.terrain_curve = TerrainCurve::Off),
         ("detail off", |c| c.terrain_detail = TerrainDetail::Off),
         ("steep coast", |c| c.coast_profile = CoastProfile::Steep),
