@@ -6,20 +6,23 @@ use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// Where progress goes, and the timings so far.
+/// Where progress goes, and the timings so far. Stages that run side by side (the blueprint
+/// writes and the snapshots) share one [`MultiProgress`], so their bars do not overwrite each
+/// other, and log lines are printed with the bars suspended.
 #[derive(Debug)]
 pub struct Progress {
-    bars: bool,
+    multi: Option<MultiProgress>,
     timings: Mutex<Vec<(String, Duration)>>,
 }
 
 impl Progress {
     /// Bars when stderr is a terminal and `quiet` is false.
     pub fn for_terminal(quiet: bool) -> Progress {
+        let bars = !quiet && std::io::stderr().is_terminal();
         Progress {
-            bars: !quiet && std::io::stderr().is_terminal(),
+            multi: bars.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())),
             timings: Mutex::new(Vec::new()),
         }
     }
@@ -27,25 +30,36 @@ impl Progress {
     /// No bars (timings are still kept).
     pub fn hidden() -> Progress {
         Progress {
-            bars: false,
+            multi: None,
             timings: Mutex::new(Vec::new()),
         }
     }
 
     /// Starts a stage of `total` steps (0 when the stage has no natural count).
     pub fn stage(&self, name: &'static str, total: u64) -> Stage<'_> {
-        let bar = if self.bars {
-            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template("{prefix:>12} [{bar:40}] {percent:>3}% {elapsed}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
-            );
-            bar.set_prefix(name);
-            bar
-        } else {
-            ProgressBar::hidden()
+        let bar = match &self.multi {
+            Some(multi) if total > 0 => {
+                let bar = multi.add(ProgressBar::new(total));
+                bar.set_style(
+                    ProgressStyle::with_template("{prefix:>12} [{bar:40}] {percent:>3}% {elapsed}")
+                        .unwrap_or_else(|_| ProgressStyle::default_bar())
+                        .progress_chars("=> "),
+                );
+                bar
+            }
+            Some(multi) => {
+                // No natural count: a spinner that shows the stage is alive.
+                let bar = multi.add(ProgressBar::new_spinner());
+                bar.set_style(
+                    ProgressStyle::with_template("{prefix:>12} {spinner} {elapsed}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                bar.enable_steady_tick(Duration::from_millis(120));
+                bar
+            }
+            None => ProgressBar::hidden(),
         };
+        bar.set_prefix(name);
         Stage {
             owner: self,
             name,
@@ -78,7 +92,11 @@ impl Stage<'_> {
     pub fn finish(self) -> Duration {
         let elapsed = self.start.elapsed();
         self.bar.finish_and_clear();
-        tracing::info!(stage = self.name, "{} in {:.2?}", self.name, elapsed);
+        let log = || tracing::info!(stage = self.name, "{} in {:.2?}", self.name, elapsed);
+        match &self.owner.multi {
+            Some(multi) => multi.suspend(log),
+            None => log(),
+        }
         if let Ok(mut t) = self.owner.timings.lock() {
             t.push((self.name.to_string(), elapsed));
         }
