@@ -45,7 +45,7 @@ fn terrain(c: &mut Criterion) {
         .config;
     config.map_size = SIZE as u32;
     group.bench_function("generate", |b| {
-        b.iter(|| pipeline::generate(&config, 1, &Progress::hidden()))
+        b.iter(|| pipeline::generate(&config, 1, &Progress::hidden()).unwrap())
     });
     group.finish();
 }

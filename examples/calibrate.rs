@@ -24,7 +24,7 @@ fn main() {
     config.map_size = size;
     println!("seed      land%  <K1    <K2    <K3    <K4    <K5    <K6   max   islets lakes");
     for seed in seeds {
-        let world = pipeline::generate(&config, seed, &Progress::hidden());
+        let world = pipeline::generate(&config, seed, &Progress::hidden()).unwrap();
         let n = size as usize;
         let mut below = [0usize; 6];
         let mut land = 0usize;

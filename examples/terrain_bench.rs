@@ -79,7 +79,7 @@ fn main() -> anyhow::Result<()> {
     config.skip_roads = true;
     let progress = Progress::hidden();
     let t = Instant::now();
-    let world = pipeline::generate(&config, seed, &progress);
+    let world = pipeline::generate(&config, seed, &progress)?;
     let generate_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let written = pipeline::export(&world, &out, &progress)?;

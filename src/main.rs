@@ -202,7 +202,7 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
     }
     let progress = Progress::for_terminal(quiet);
     let started = Instant::now();
-    let world = pipeline::generate(&config, seed, &progress);
+    let world = pipeline::generate(&config, seed, &progress)?;
     let written = pipeline::export(&world, &args.out, &progress)?;
     let s = &world.stats;
     println!("==> Seed {} at MapSize {}", s.seed, s.map_size);
@@ -219,6 +219,21 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         "    crater centre ({:.0}, {:.0}), radius {:.0} px",
         s.crater_center[0], s.crater_center[1], world.crater.radius_px
     );
+    if let Some(e) = &world.erosion {
+        println!(
+            "    erosion: {} droplets on land, {} steps; cells carved past 0.5 / 5 / 10 m: {} / {} / {}; {} channel systems (≥ {} cells at ≥ {} m); deepest {:.1} m, highest build-up {:.1} m",
+            e.droplets_on_land,
+            e.steps,
+            e.carved_past[0],
+            e.carved_past[1],
+            e.carved_past[2],
+            e.channel_systems,
+            islagen::stages::erosion::CHANNEL_SYSTEM_CELLS,
+            islagen::stages::erosion::CHANNEL_DEPTH_M,
+            e.max_carve_m,
+            e.max_deposit_m
+        );
+    }
     for w in &written {
         println!("    wrote {} ({})", w.path.display(), human_bytes(w.bytes));
     }

@@ -4,7 +4,7 @@
 //! Order (GENERATOR.md steps 1–4 and the biome half of 6):
 //! topography → mainland fill → crater placement and carve → mainland fill again (a carve can
 //! never leave a severed fragment) → water classification → render map (height curve, detail,
-//! coast shelf) → biomes. Every edit that moves the waterline happens on the raw *classify*
+//! coast shelf) → droplet erosion of the render map (when on) → biomes. Every edit that moves the waterline happens on the raw *classify*
 //! heights before the render map is made from them pixel by pixel, so the render map's waterline
 //! is the classify map's by construction. Towns, water bodies and roads are later stages: until
 //! they land TOWN and the road sections are present and empty.
@@ -23,10 +23,19 @@ use crate::stages::biomes::{biomes, BiomeInputs};
 use crate::stages::crater::{self, Crater};
 use crate::stages::curve::{Curve, BALANCED};
 use crate::stages::detail::{Detail, DetailParams};
+use crate::stages::erosion::{self, erode, ErosionError, ErosionStats, Schedule};
 use crate::stages::mainland::{count_components, mainland_fill};
 use crate::stages::render::{render, RenderPasses};
 use crate::stages::sea::{classify_water, SeaLevel, Water};
 use crate::stages::topography::{topography, TopographyParams};
+
+/// Why generation stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum GenerateError {
+    /// The erosion pass's exit check found a broken guarantee.
+    #[error(transparent)]
+    Erosion(#[from] ErosionError),
+}
 
 /// A generated world: the blueprint to export and what the stages know about it.
 #[derive(Clone, Debug)]
@@ -43,6 +52,8 @@ pub struct World {
     pub crater: Crater,
     /// Figures for the summary.
     pub stats: WorldStats,
+    /// What erosion did, when it ran.
+    pub erosion: Option<ErosionStats>,
 }
 
 /// Figures about a world, for the closing summary and for tests.
@@ -73,7 +84,7 @@ pub struct WorldStats {
 }
 
 /// Generates the world of `seed` (already resolved) under `config`.
-pub fn generate(config: &Config, seed: i32, progress: &Progress) -> World {
+pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World, GenerateError> {
     let n = config.map_size as usize;
     let sea = SeaLevel::new(config.sea_level, n);
 
@@ -137,7 +148,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> World {
         )),
         _ => None,
     };
-    let heights = render(
+    let mut heights = render(
         &raw,
         &sea,
         RenderPasses {
@@ -148,6 +159,23 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> World {
         &|| stage.tick(),
     );
     stage.finish();
+
+    let erosion = if config.erosion.enabled {
+        let stage = progress.stage("erosion", 4);
+        let stats = erode(
+            &mut heights,
+            &sea,
+            &crater,
+            &config.erosion,
+            seed,
+            Schedule::Tiled,
+            &|| stage.tick(),
+        )?;
+        stage.finish();
+        Some(stats)
+    } else {
+        None
+    };
 
     let stage = progress.stage("biomes", n as u64);
     let biome_map = biomes(
@@ -200,20 +228,21 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> World {
         towns: Vec::new(),
         curve: curve.as_ref().map(Curve::record),
         detail: detail.as_ref().map(|d| d.params().record()),
-        erosion: None,
+        erosion: config.erosion.enabled.then(|| erosion::record(&config.erosion)),
         water_ids: None,
         water_bodies: None,
         water_surface: None,
         roads: Roads::default(),
     };
-    World {
+    Ok(World {
         blueprint,
         classify_heights: raw,
         water,
         sea,
         crater,
         stats,
-    }
+        erosion,
+    })
 }
 
 /// One file an export wrote.

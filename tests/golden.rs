@@ -55,7 +55,7 @@ fn regenerate(seed: i32, size: u32) -> (PathBuf, Entry) {
     let mut config = Config::from_json("{}", "defaults").unwrap().config;
     config.map_size = size;
     config.skip_roads = true;
-    let world = pipeline::generate(&config, seed, &Progress::hidden());
+    let world = pipeline::generate(&config, seed, &Progress::hidden()).unwrap();
     pipeline::export(&world, &out, &Progress::hidden()).unwrap();
     let [v2_name, v1_name, ..] = pipeline::file_names(seed);
     let v2 = digest::v2(&std::fs::read(out.join(v2_name)).unwrap()).unwrap();

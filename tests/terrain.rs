@@ -20,7 +20,7 @@ fn config(size: u32) -> Config {
 }
 
 fn world(seed: i32, c: &Config) -> World {
-    pipeline::generate(c, seed, &Progress::hidden())
+    pipeline::generate(c, seed, &Progress::hidden()).unwrap()
 }
 
 /// Land components (4-connected, an independent BFS), largest first: their areas.

@@ -94,21 +94,27 @@ pub fn mainland_fill(
 
 /// Counts the 4-connected components of the pixels where `member(x, y)` holds, and their total
 /// area. Sequential and deterministic.
-pub fn count_components(
+pub fn count_components(dim: (usize, usize), member: impl Fn(usize, usize) -> bool) -> (usize, usize) {
+    let sizes = component_sizes(dim, member);
+    (sizes.len(), sizes.iter().sum())
+}
+
+/// The sizes of the 4-connected components of the pixels where `member(x, y)` holds, in scan
+/// order of their first pixel. Sequential and deterministic.
+pub fn component_sizes(
     (w, h): (usize, usize),
     member: impl Fn(usize, usize) -> bool,
-) -> (usize, usize) {
+) -> Vec<usize> {
     let mut marks = Array2::<u8>::zeros((w, h));
-    let (mut count, mut area) = (0, 0);
+    let mut sizes = Vec::new();
     for x in 0..w {
         for y in 0..h {
             if marks[[x, y]] == 0 && member(x, y) {
-                count += 1;
-                area += fill(&mut marks, [(x, y)], 1, &member);
+                sizes.push(fill(&mut marks, [(x, y)], 1, &member));
             }
         }
     }
-    (count, area)
+    sizes
 }
 
 #[cfg(test)]

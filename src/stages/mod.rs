@@ -7,6 +7,7 @@ pub mod coast;
 pub mod crater;
 pub mod curve;
 pub mod detail;
+pub mod erosion;
 pub mod flood;
 pub mod mainland;
 pub mod noise;
