@@ -228,7 +228,10 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         towns: Vec::new(),
         curve: curve.as_ref().map(Curve::record),
         detail: detail.as_ref().map(|d| d.params().record()),
-        erosion: config.erosion.enabled.then(|| erosion::record(&config.erosion)),
+        erosion: config
+            .erosion
+            .enabled
+            .then(|| erosion::record(&config.erosion)),
         water_ids: None,
         water_bodies: None,
         water_surface: None,

@@ -273,41 +273,60 @@ fn generate_writes_both_blueprints_and_both_snapshots_atomically() {
 #[test]
 fn output_is_identical_whatever_the_thread_count() {
     let dir = tempfile::tempdir().unwrap();
-    let run = |threads: &str| {
-        let out = dir.path().join(format!("threads-{threads}"));
-        let o = Command::new(env!("CARGO_BIN_EXE_islagen"))
-            .args([
-                "--seed",
-                "31",
-                "--size",
-                "512",
-                "--skip-roads",
-                "-q",
-                "--out",
-            ])
-            .arg(&out)
-            .env("RAYON_NUM_THREADS", threads)
-            .output()
-            .unwrap();
+    // Erosion on, with a short droplet lifetime so a 512 map holds several erosion tiles and the
+    // parallel schedule really runs in parallel.
+    let erosion = dir.path().join("erosion.json");
+    std::fs::write(
+        &erosion,
+        r#"{"Erosion": "v1", "ErosionDropletCount": 20000, "ErosionDropletLifetime": 64}"#,
+    )
+    .unwrap();
+    let run = |threads: &str, config: Option<&Path>| {
+        let out = dir
+            .path()
+            .join(format!("threads-{threads}-{}", config.is_some()));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_islagen"));
+        cmd.args([
+            "--seed",
+            "31",
+            "--size",
+            "512",
+            "--skip-roads",
+            "-q",
+            "--out",
+        ])
+        .arg(&out)
+        .env("RAYON_NUM_THREADS", threads);
+        if let Some(c) = config {
+            cmd.arg("--config").arg(c);
+        }
+        let o = cmd.output().unwrap();
         assert!(o.status.success(), "{}", text(&o));
         out
     };
-    let (one, two) = (run("1"), run("2"));
-    let read = |dir: &Path, name: &str| std::fs::read(dir.join(name)).unwrap();
-    let v2 = "MapData_Seed_31.dat";
-    assert_eq!(
-        islagen::digest::v2(&read(&one, v2)).unwrap(),
-        islagen::digest::v2(&read(&two, v2)).unwrap(),
-        "v2 world content differs between 1 and 2 threads"
-    );
-    for name in [
-        "MapData_Seed_31_v1.dat",
-        "Map_Seed_31_0_height.png",
-        "Map_Seed_31_1_biomes.png",
-    ] {
-        assert!(
-            read(&one, name) == read(&two, name),
-            "{name} differs between 1 and 2 threads"
+    for config in [None, Some(erosion.as_path())] {
+        let (one, two) = (run("1", config), run("2", config));
+        let read = |dir: &Path, name: &str| std::fs::read(dir.join(name)).unwrap();
+        let v2 = "MapData_Seed_31.dat";
+        let (a, b) = (
+            islagen::digest::v2(&read(&one, v2)).unwrap(),
+            islagen::digest::v2(&read(&two, v2)).unwrap(),
         );
+        assert_eq!(
+            a, b,
+            "v2 world content differs between 1 and 2 threads ({config:?})"
+        );
+        let has_eros = a.sections.iter().any(|(tag, _)| tag == "EROS");
+        assert_eq!(has_eros, config.is_some());
+        for name in [
+            "MapData_Seed_31_v1.dat",
+            "Map_Seed_31_0_height.png",
+            "Map_Seed_31_1_biomes.png",
+        ] {
+            assert!(
+                read(&one, name) == read(&two, name),
+                "{name} differs between 1 and 2 threads ({config:?})"
+            );
+        }
     }
 }

@@ -15,14 +15,23 @@ use islagen::progress::Progress;
 use islagen::{digest, pipeline, snapshot};
 use serde::{Deserialize, Serialize};
 
-/// (seed, MapSize): three seeds at 512 and one at 1024.
-const CASES: [(i32, u32); 4] = [(1, 512), (42, 512), (1_280_587_109, 512), (42, 1024)];
+/// (seed, MapSize, erosion): three seeds at 512 and one at 1024 with the defaults, and one at
+/// 512 with erosion on (20 000 droplets: the default count is tuned for 8192).
+const CASES: [(i32, u32, bool); 5] = [
+    (1, 512, false),
+    (42, 512, false),
+    (1_280_587_109, 512, false),
+    (42, 1024, false),
+    (7, 512, true),
+];
 const SNAPSHOTS: [&str; 2] = ["0_height", "1_biomes"];
 
 #[derive(Debug, Serialize, Deserialize, PartialEq)]
 struct Entry {
     seed: i32,
     map_size: u32,
+    #[serde(default)]
+    erosion: bool,
     /// World digest of the v2 file.
     v2_world: String,
     /// Per v2 section, in file order: [tag, digest].
@@ -47,7 +56,7 @@ fn image_name(seed: i32, snapshot: &str) -> String {
 }
 
 /// Generates and exports one case into a fresh folder; returns the folder and its entry.
-fn regenerate(seed: i32, size: u32) -> (PathBuf, Entry) {
+fn regenerate(seed: i32, size: u32, erosion: bool) -> (PathBuf, Entry) {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("golden")
         .join(format!("{seed}_{size}"));
@@ -55,6 +64,10 @@ fn regenerate(seed: i32, size: u32) -> (PathBuf, Entry) {
     let mut config = Config::from_json("{}", "defaults").unwrap().config;
     config.map_size = size;
     config.skip_roads = true;
+    if erosion {
+        config.erosion.enabled = true;
+        config.erosion.droplet_count = 20_000;
+    }
     let world = pipeline::generate(&config, seed, &Progress::hidden()).unwrap();
     pipeline::export(&world, &out, &Progress::hidden()).unwrap();
     let [v2_name, v1_name, ..] = pipeline::file_names(seed);
@@ -63,6 +76,7 @@ fn regenerate(seed: i32, size: u32) -> (PathBuf, Entry) {
     let entry = Entry {
         seed,
         map_size: size,
+        erosion,
         v2_world: v2.world,
         v2_sections: v2.sections.into_iter().map(|(t, h)| [t, h]).collect(),
         v1,
@@ -83,8 +97,8 @@ fn golden_worlds_are_unchanged() {
     };
     let mut fresh = Vec::new();
     let mut failures = Vec::new();
-    for (seed, size) in CASES {
-        let (out, entry) = regenerate(seed, size);
+    for (seed, size, erosion) in CASES {
+        let (out, entry) = regenerate(seed, size, erosion);
         let image_dir = golden_dir().join(size.to_string());
         if update {
             std::fs::create_dir_all(&image_dir).unwrap();
@@ -98,11 +112,14 @@ fn golden_worlds_are_unchanged() {
             fresh.push(entry);
             continue;
         }
-        let case = format!("seed {seed} at {size}");
+        let case = format!(
+            "seed {seed} at {size}{}",
+            if erosion { " with erosion" } else { "" }
+        );
         match manifest
             .worlds
             .iter()
-            .find(|e| e.seed == seed && e.map_size == size)
+            .find(|e| e.seed == seed && e.map_size == size && e.erosion == erosion)
         {
             None => failures.push(format!("{case}: not in golden/manifest.json")),
             Some(golden) => {

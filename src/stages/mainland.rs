@@ -94,7 +94,10 @@ pub fn mainland_fill(
 
 /// Counts the 4-connected components of the pixels where `member(x, y)` holds, and their total
 /// area. Sequential and deterministic.
-pub fn count_components(dim: (usize, usize), member: impl Fn(usize, usize) -> bool) -> (usize, usize) {
+pub fn count_components(
+    dim: (usize, usize),
+    member: impl Fn(usize, usize) -> bool,
+) -> (usize, usize) {
     let sizes = component_sizes(dim, member);
     (sizes.len(), sizes.iter().sum())
 }

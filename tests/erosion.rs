@@ -1,0 +1,202 @@
+//! Droplet erosion: it forms a drainage hierarchy, its carve is isotropic, it never touches what
+//! it must not (sea, crater core, classification), and its record says what ran.
+
+use islagen::blueprint::format::EROS;
+use islagen::blueprint::write::record_payload;
+use islagen::config::Config;
+use islagen::pipeline::{self, World};
+use islagen::progress::Progress;
+use islagen::stages::curve::METRES_PER_RAW;
+use islagen::stages::erosion::{CHANNEL_DEPTH_M, CHANNEL_SYSTEM_CELLS};
+use islagen::stages::mainland::component_sizes;
+use ndarray::Array2;
+
+const SEED: i32 = 1_280_587_109;
+
+fn config(size: u32, erosion: bool) -> Config {
+    let mut c = Config::from_json("{}", "defaults").unwrap().config;
+    c.map_size = size;
+    c.erosion.enabled = erosion;
+    // The default 250 000 droplets are tuned for MapSize 8192; at 1024 (64× less area) this
+    // count walks about as many steps per land cell as the default does at 2048.
+    c.erosion.droplet_count = 20_000;
+    c
+}
+
+fn pair(size: u32) -> (World, World) {
+    let off = pipeline::generate(&config(size, false), SEED, &Progress::hidden()).unwrap();
+    let on = pipeline::generate(&config(size, true), SEED, &Progress::hidden()).unwrap();
+    (off, on)
+}
+
+/// Carved depth per cell, metres (positive carved, negative built up).
+fn carve(off: &World, on: &World) -> Array2<f32> {
+    (&off.blueprint.heights - &on.blueprint.heights) * METRES_PER_RAW
+}
+
+#[test]
+fn erosion_forms_a_drainage_hierarchy_and_an_isotropic_carve() {
+    let (off, on) = pair(1024);
+    let stats = on.erosion.clone().expect("erosion ran");
+    let c = carve(&off, &on);
+    let [half, five, ten] = stats.carved_past;
+    eprintln!("{stats:?}");
+    assert!(
+        half > five && five > ten && ten > 0,
+        "no hierarchy of depths: {stats:?}"
+    );
+    assert!(
+        stats.channel_systems >= 10,
+        "too few channel systems: {stats:?}"
+    );
+
+    // Trunks are deeper than the rills around them: the cells of channel systems (≥ 3 m, in
+    // systems of ≥ 200 cells) average at least twice the depth of the shallow rills.
+    let n = c.dim().0;
+    let mut marks = Array2::<u32>::zeros((n, n));
+    let mut id = 0;
+    for x in 0..n {
+        for y in 0..n {
+            if marks[[x, y]] != 0 || c[[x, y]] < CHANNEL_DEPTH_M {
+                continue;
+            }
+            id += 1;
+            let mut stack = vec![(x, y)];
+            marks[[x, y]] = id;
+            while let Some((x, y)) = stack.pop() {
+                for (nx, ny) in [
+                    (x.wrapping_sub(1), y),
+                    (x + 1, y),
+                    (x, y.wrapping_sub(1)),
+                    (x, y + 1),
+                ] {
+                    if nx < n && ny < n && marks[[nx, ny]] == 0 && c[[nx, ny]] >= CHANNEL_DEPTH_M {
+                        marks[[nx, ny]] = id;
+                        stack.push((nx, ny));
+                    }
+                }
+            }
+        }
+    }
+    let mut sizes = vec![0usize; id as usize + 1];
+    marks.iter().for_each(|&m| sizes[m as usize] += 1);
+    let (mut trunk, mut trunk_n, mut rill, mut rill_n) = (0.0f64, 0usize, 0.0f64, 0usize);
+    for ((x, y), &m) in marks.indexed_iter() {
+        let d = f64::from(c[[x, y]]);
+        if m != 0 && sizes[m as usize] >= CHANNEL_SYSTEM_CELLS {
+            trunk += d;
+            trunk_n += 1;
+        } else if (0.5..f64::from(CHANNEL_DEPTH_M)).contains(&d) {
+            rill += d;
+            rill_n += 1;
+        }
+    }
+    let (trunk, rill) = (trunk / trunk_n as f64, rill / rill_n as f64);
+    eprintln!("trunk cells {trunk_n} mean {trunk:.2} m; rill cells {rill_n} mean {rill:.2} m");
+    assert!(
+        trunk >= 2.0 * rill,
+        "trunks {trunk:.2} m not deeper than rills {rill:.2} m"
+    );
+    let systems = component_sizes((n, n), |x, y| c[[x, y]] >= CHANNEL_DEPTH_M)
+        .into_iter()
+        .filter(|&s| s >= CHANNEL_SYSTEM_CELLS)
+        .count();
+    assert_eq!(systems, stats.channel_systems);
+
+    // Isotropy: the carve field's slope summed along the two axes and along the two diagonals
+    // agrees within 5 % (a grid-bound walk would favour one family).
+    let ratio = axes_over_diagonals(&c);
+    eprintln!("axes / diagonals = {ratio:.4}");
+    assert!(
+        (ratio - 1.0).abs() <= 0.05,
+        "carve is anisotropic: axes/diagonals {ratio:.4}"
+    );
+}
+
+/// Σ |slope| along x and y over Σ |slope| along the two diagonals, from central differences.
+fn axes_over_diagonals(c: &Array2<f32>) -> f64 {
+    let n = c.dim().0;
+    let (mut axes, mut diagonals) = (0.0f64, 0.0f64);
+    for x in 1..n - 1 {
+        for y in 1..n - 1 {
+            let gx = f64::from(c[[x + 1, y]] - c[[x - 1, y]]) / 2.0;
+            let gy = f64::from(c[[x, y + 1]] - c[[x, y - 1]]) / 2.0;
+            axes += gx.abs() + gy.abs();
+            diagonals += ((gx + gy).abs() + (gx - gy).abs()) / std::f64::consts::SQRT_2;
+        }
+    }
+    axes / diagonals
+}
+
+#[test]
+fn the_isotropy_measure_sees_grid_bound_grooves() {
+    // Grooves along the x axis (what per-cell steepest descent carves) read as anisotropic...
+    let grooves = Array2::from_shape_fn((256, 256), |(_, y)| (y as f32 * 0.7).sin());
+    assert!((axes_over_diagonals(&grooves) - 1.0).abs() > 0.2);
+    // ...and so do grooves along a diagonal; round pits do not.
+    let diagonal = Array2::from_shape_fn((256, 256), |(x, y)| ((x + y) as f32 * 0.5).sin());
+    assert!((axes_over_diagonals(&diagonal) - 1.0).abs() > 0.2);
+    let pits = Array2::from_shape_fn((256, 256), |(x, y)| {
+        let (dx, dy) = (x as f32 - 128.0, y as f32 - 128.0);
+        ((dx * dx + dy * dy).sqrt() * 0.3).sin()
+    });
+    assert!((axes_over_diagonals(&pits) - 1.0).abs() < 0.05);
+}
+
+#[test]
+fn erosion_keeps_the_coast_the_crater_core_the_caps_and_the_classification() {
+    let (off, on) = pair(512);
+    let c = carve(&off, &on);
+    let e = &on.blueprint.erosion.expect("EROS present");
+    assert!(off.blueprint.erosion.is_none(), "EROS absent when off");
+    assert_eq!(record_payload(&on.blueprint, EROS).unwrap().len(), 67);
+    assert_eq!(on.blueprint.biomes, off.blueprint.biomes, "BIOM changed");
+    assert!(on.water == off.water, "water changed");
+    let core = 0.80 * on.crater.radius_px;
+    let mut touched = 0;
+    for ((x, y), &d) in c.indexed_iter() {
+        let sea = on.sea.at(y);
+        let (before, after) = (off.blueprint.heights[[x, y]], on.blueprint.heights[[x, y]]);
+        assert_eq!(after < sea, before < sea, "coastline moved at ({x}, {y})");
+        if before < sea {
+            assert_eq!(d, 0.0, "under-sea cell changed at ({x}, {y})");
+        }
+        assert!(
+            d <= e.carve_cap_m + 1e-3 && -d <= e.deposit_cap_m + 1e-3,
+            "cap at ({x}, {y}): {d}"
+        );
+        if d > 0.0 {
+            assert!(
+                after >= sea + e.sea_margin_m / METRES_PER_RAW - 1e-6,
+                "carved below the margin"
+            );
+        }
+        if on.crater.distance(x, y) < core {
+            assert_eq!(d, 0.0, "crater core changed at ({x}, {y})");
+        }
+        touched += usize::from(d != 0.0);
+    }
+    assert!(touched > 10_000, "erosion barely ran: {touched} cells");
+}
+
+#[test]
+fn the_feather_ramps_and_full_does_not() {
+    // Right outside the core, feather moves cells less than full does.
+    let mut full = config(512, true);
+    full.erosion.crater_mode = islagen::config::CraterErosionMode::Full;
+    let full = pipeline::generate(&full, SEED, &Progress::hidden()).unwrap();
+    let (off, feather) = pair(512);
+    let ring = |w: &World| {
+        let c = carve(&off, w);
+        let r = w.crater.radius_px;
+        c.indexed_iter()
+            .filter(|((x, y), _)| {
+                let d = w.crater.distance(*x, *y);
+                d >= 0.80 * r && d < 1.05 * r
+            })
+            .map(|(_, d)| f64::from(d.abs()))
+            .sum::<f64>()
+    };
+    let (f, a) = (ring(&feather), ring(&full));
+    assert!(f < a, "feather ring {f} not gentler than full ring {a}");
+}
