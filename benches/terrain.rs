@@ -8,7 +8,7 @@ use islagen::pipeline;
 use islagen::progress::Progress;
 use islagen::stages::noise::{normalised, Fbm};
 use islagen::stages::sea::SeaLevel;
-use islagen::stages::topography::{topography, TopographyParams};
+use islagen::stages::topography::{topography, Shape, TopographyParams};
 
 const SIZE: usize = 1024;
 
@@ -39,7 +39,9 @@ fn terrain(c: &mut Criterion) {
         islet_density: 0.02,
         sea: SeaLevel::new(SeaLevelModel::Flat(0.15), SIZE),
     };
-    group.bench_function("topography", |b| b.iter(|| topography(&params, &|| {})));
+    group.bench_function("topography", |b| {
+        b.iter(|| topography(&Shape::new(&params), &|| {}))
+    });
     let mut config = Config::from_json("{}", "defaults")
         .expect("defaults")
         .config;

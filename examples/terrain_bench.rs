@@ -17,7 +17,7 @@ use islagen::pipeline;
 use islagen::progress::Progress;
 use islagen::stages::noise::{normalised, Fbm};
 use islagen::stages::sea::SeaLevel;
-use islagen::stages::topography::{topography, TopographyParams};
+use islagen::stages::topography::{topography, Shape, TopographyParams};
 use ndarray::Array2;
 use rayon::prelude::*;
 
@@ -51,14 +51,14 @@ fn main() -> anyhow::Result<()> {
 
     let t = Instant::now();
     let topo = topography(
-        &TopographyParams {
+        &Shape::new(&TopographyParams {
             seed,
             map_size: size,
             axis_x: 1.30,
             axis_y: 0.78,
             islet_density: 0.02,
             sea: SeaLevel::new(SeaLevelModel::Flat(0.15), size),
-        },
+        }),
         &|| {},
     );
     let topo_s = t.elapsed().as_secs_f64();

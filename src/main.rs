@@ -219,6 +219,16 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         "    crater centre ({:.0}, {:.0}), radius {:.0} px",
         s.crater_center[0], s.crater_center[1], world.crater.radius_px
     );
+    let t = &world.towns;
+    println!(
+        "    towns: {} Capitol, {} Hubs (1 snow hub), {} Villages, {} Outposts, {} POIs",
+        t.placed[0], t.placed[1], t.placed[2], t.placed[3], t.placed[4]
+    );
+    let b = &world.basins;
+    println!(
+        "    basins (priority flood, not saved): {} depressions over {} cells; largest {} cells; deepest {:.1} m; median depth {:.2} m",
+        b.basins, b.filled_cells, b.largest_cells, b.max_depth_m, b.median_depth_m
+    );
     if let Some(e) = &world.erosion {
         println!(
             "    erosion: {} droplets on land, {} steps; cells carved past 0.5 / 5 / 10 m: {} / {} / {}; {} channel systems (≥ {} cells at ≥ {} m); deepest {:.1} m, highest build-up {:.1} m",

@@ -4,10 +4,11 @@
 //! Order (GENERATOR.md steps 1–4 and the biome half of 6):
 //! topography → mainland fill → crater placement and carve → mainland fill again (a carve can
 //! never leave a severed fragment) → water classification → render map (height curve, detail,
-//! coast shelf) → droplet erosion of the render map (when on) → biomes. Every edit that moves the waterline happens on the raw *classify*
+//! coast shelf) → droplet erosion of the render map (when on) → biomes → water bodies →
+//! priority-flood basins (diagnostics) → towns. Every edit that moves the waterline happens on the raw *classify*
 //! heights before the render map is made from them pixel by pixel, so the render map's waterline
-//! is the classify map's by construction. Towns, water bodies and roads are later stages: until
-//! they land TOWN and the road sections are present and empty.
+//! is the classify map's by construction. Roads are a later stage: until it lands the road
+//! sections are present and empty.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -19,7 +20,8 @@ use crate::blueprint::{self, Blueprint, Params, Roads};
 use crate::config::{Config, TerrainCurve, TerrainDetail};
 use crate::progress::Progress;
 use crate::snapshot;
-use crate::stages::biomes::{biomes, BiomeInputs};
+use crate::stages::basins::{basin_stats, fill_depressions, BasinStats, Outlets};
+use crate::stages::biomes::{biomes, BiomeInputs, Zoning};
 use crate::stages::crater::{self, Crater};
 use crate::stages::curve::{Curve, BALANCED};
 use crate::stages::detail::{Detail, DetailParams};
@@ -27,7 +29,9 @@ use crate::stages::erosion::{self, erode, ErosionError, ErosionStats, Schedule};
 use crate::stages::mainland::{count_components, mainland_fill};
 use crate::stages::render::{render, RenderPasses};
 use crate::stages::sea::{classify_water, SeaLevel, Water};
-use crate::stages::topography::{topography, TopographyParams};
+use crate::stages::topography::{topography, Shape, TopographyParams};
+use crate::stages::towns::{towns, SmoothSite, TownInputs, TownStats};
+use crate::stages::water_bodies::{water_bodies, WaterBodyError};
 
 /// Why generation stopped.
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +39,9 @@ pub enum GenerateError {
     /// The erosion pass's exit check found a broken guarantee.
     #[error(transparent)]
     Erosion(#[from] ErosionError),
+    /// The water bodies cannot be written.
+    #[error(transparent)]
+    WaterBodies(#[from] WaterBodyError),
 }
 
 /// A generated world: the blueprint to export and what the stages know about it.
@@ -54,6 +61,10 @@ pub struct World {
     pub stats: WorldStats,
     /// What erosion did, when it ran.
     pub erosion: Option<ErosionStats>,
+    /// The depressions of the final heights (diagnostics; not serialised).
+    pub basins: BasinStats,
+    /// Towns per tier.
+    pub towns: TownStats,
 }
 
 /// Figures about a world, for the closing summary and for tests.
@@ -89,17 +100,15 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
     let sea = SeaLevel::new(config.sea_level, n);
 
     let stage = progress.stage("topography", n as u64);
-    let topo = topography(
-        &TopographyParams {
-            seed,
-            map_size: n,
-            axis_x: config.island_axis_x,
-            axis_y: config.island_axis_y,
-            islet_density: config.offshore_island_density,
-            sea,
-        },
-        &|| stage.tick(),
-    );
+    let shape = Shape::new(&TopographyParams {
+        seed,
+        map_size: n,
+        axis_x: config.island_axis_x,
+        axis_y: config.island_axis_y,
+        islet_density: config.offshore_island_density,
+        sea,
+    });
+    let topo = topography(&shape, &|| stage.tick());
     stage.finish();
     let mut raw = topo.heights;
 
@@ -178,17 +187,67 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
     };
 
     let stage = progress.stage("biomes", n as u64);
+    let zoning = Zoning::new(seed, BALANCED.knots);
     let biome_map = biomes(
         &BiomeInputs {
-            seed,
+            zoning: &zoning,
             heights: &raw,
             water: &water,
             sea: &sea,
             crater: &crater,
-            knots: BALANCED.knots,
         },
         &|| stage.tick(),
     );
+    stage.finish();
+
+    let stage = progress.stage("water bodies", 0);
+    let bodies = water_bodies(&water, &sea)?;
+    stage.finish();
+
+    let stage = progress.stage("basins", 0);
+    let basins = {
+        let t = std::time::Instant::now();
+        let filled = fill_depressions(&heights, Outlets::Ocean(&water));
+        tracing::debug!("priority flood {:.2?}", t.elapsed());
+        let t = std::time::Instant::now();
+        let stats = basin_stats(&heights, &filled);
+        tracing::debug!("basin statistics {:.2?}", t.elapsed());
+        stats
+    };
+    stage.finish();
+    tracing::info!(
+        "basins: {} depressions over {} cells, largest {} cells, deepest {:.1} m, {:.0} m³",
+        basins.basins,
+        basins.filled_cells,
+        basins.largest_cells,
+        basins.max_depth_m,
+        basins.volume_m3
+    );
+
+    let stage = progress.stage("towns", 0);
+    // Town sites are scored on the smooth terrain (the island without its finest octaves, through
+    // the curve and the biome zoning): a function of the normalised position alone.
+    let smooth = |u: f32, v: f32| {
+        let s = sea.at(((v * n as f32) as usize).min(n - 1));
+        let a = shape.smooth_height(u, v, s) - s;
+        let metres = match (&curve, a > 0.0) {
+            (Some(c), true) => c.column(u, v).metres(a, 0.0),
+            _ => a * crate::stages::curve::METRES_PER_RAW,
+        };
+        // The crater is left out: its rim comes from the pixel map's impact centre, which moves
+        // by a pixel between MapSizes; towns read it through a smooth distance instead.
+        let biome = (a >= 0.0).then(|| zoning.land(a, u, v, false));
+        SmoothSite { metres, biome }
+    };
+    let (town_list, town_stats) = towns(&TownInputs {
+        seed,
+        smooth: &smooth,
+        water_ids: &bodies.ids,
+        mainland: &second.mask,
+        sea: &sea,
+        crater: &crater,
+        density: config.density_multiplier,
+    });
     stage.finish();
 
     let stage = progress.stage("statistics", 0);
@@ -196,7 +255,13 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
     let (islets, islet_px) = count_components((n, n), |x, y| {
         second.mask[[x, y]] == 0 && water[[x, y]] == Water::Dry
     });
-    let (lakes, lake_px) = count_components((n, n), |x, y| water[[x, y]] == Water::Lake);
+    let lakes = bodies.bodies.len().saturating_sub(1);
+    let lake_px = bodies
+        .bodies
+        .iter()
+        .skip(1)
+        .map(|b| b.pixel_count.max(0) as usize)
+        .sum();
     stage.finish();
 
     let stats = WorldStats {
@@ -225,16 +290,16 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         },
         heights,
         biomes: biome_map,
-        towns: Vec::new(),
+        towns: town_list,
         curve: curve.as_ref().map(Curve::record),
         detail: detail.as_ref().map(|d| d.params().record()),
         erosion: config
             .erosion
             .enabled
             .then(|| erosion::record(&config.erosion)),
-        water_ids: None,
-        water_bodies: None,
-        water_surface: None,
+        water_ids: Some(bodies.ids),
+        water_bodies: Some(bodies.bodies),
+        water_surface: Some(bodies.surface),
         roads: Roads::default(),
     };
     Ok(World {
@@ -245,6 +310,8 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         crater,
         stats,
         erosion,
+        basins,
+        towns: town_stats,
     })
 }
 
@@ -258,12 +325,14 @@ pub struct Written {
 }
 
 /// The file names of a seed's outputs, GENERATOR.md's "Outputs".
-pub fn file_names(seed: i32) -> [String; 4] {
+pub fn file_names(seed: i32) -> [String; 6] {
     [
         format!("MapData_Seed_{seed}.dat"),
         format!("MapData_Seed_{seed}_v1.dat"),
         format!("Map_Seed_{seed}_0_height.png"),
+        format!("Map_Seed_{seed}_0_water.png"),
         format!("Map_Seed_{seed}_1_biomes.png"),
+        format!("Map_Seed_{seed}_2_towns.png"),
     ]
 }
 
@@ -274,7 +343,8 @@ pub fn export(world: &World, dir: &Path, progress: &Progress) -> anyhow::Result<
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut bp = world.blueprint.clone();
     bp.params.stamp_provenance();
-    let [v2, v1, height_png, biome_png] = file_names(bp.params.world_seed).map(|f| dir.join(f));
+    let [v2, v1, height_png, water_png, biome_png, towns_png] =
+        file_names(bp.params.world_seed).map(|f| dir.join(f));
     // The blueprint writes wait on the disk, the snapshots on the CPU: run them side by side.
     let (blueprints, snapshots) = rayon::join(
         || -> anyhow::Result<Vec<Written>> {
@@ -298,12 +368,20 @@ pub fn export(world: &World, dir: &Path, progress: &Progress) -> anyhow::Result<
                     .with_context(|| format!("writing {}", path.display()))?;
                 Ok(Written { path, bytes })
             };
-            let (height, biome) = rayon::join(
+            // Two images at a time: each is 3 bytes a pixel (192 MiB at 8192).
+            let (height, water) = rayon::join(
                 || write(height_png, snapshot::height_image(&bp.heights, &world.sea)),
+                || {
+                    let ids = bp.water_ids.as_ref().expect("generated worlds have water");
+                    write(water_png, snapshot::water_image(ids))
+                },
+            );
+            let (biome, towns) = rayon::join(
                 || write(biome_png, snapshot::biome_image(&bp.biomes)),
+                || write(towns_png, snapshot::towns_image(&bp.biomes, &bp.towns)),
             );
             stage.finish();
-            Ok(vec![height?, biome?])
+            Ok(vec![height?, water?, biome?, towns?])
         },
     );
     let mut written = blueprints?;

@@ -1,5 +1,10 @@
-//! PNG snapshots: `0_height` (hypsometric bands × a north-west hillshade of the rendered heights)
-//! and `1_biomes` (the biome palette), one image pixel per map pixel, north up (image row = y).
+//! PNG snapshots, one image pixel per map pixel, north up (image row = y):
+//! - `0_height`: hypsometric bands × a north-west hillshade of the rendered heights;
+//! - `0_water`: painted from the water bodies — ocean deep blue, lakes lighter blue, land neutral;
+//! - `1_biomes`: the biome palette below;
+//! - `2_towns`: the biome map with a disc per town, sized and coloured by tier (Capitol red,
+//!   Hub orange, Village yellow, Outpost white, POI magenta; highway nodes ringed in black,
+//!   everything else in dark grey).
 //!
 //! Images are built in parallel bands of rows and written atomically like every output.
 //!
@@ -26,7 +31,7 @@ use std::path::Path;
 use ndarray::Array2;
 use rayon::prelude::*;
 
-use crate::blueprint::Biome;
+use crate::blueprint::{Biome, Town, TownTier};
 use crate::stages::curve::METRES_PER_RAW;
 use crate::stages::sea::SeaLevel;
 
@@ -84,6 +89,65 @@ fn build(width: usize, height: usize, colour: impl Fn(usize, usize) -> [u8; 3] +
 pub fn biome_image(biomes: &Array2<Biome>) -> Image {
     let (w, h) = biomes.dim();
     build(w, h, |x, y| biome_colour(biomes[[x, y]]))
+}
+
+/// The `0_water` image from WBID: ocean (id 1), lakes (2 …), land.
+pub fn water_image(ids: &Array2<u16>) -> Image {
+    let (w, h) = ids.dim();
+    build(w, h, |x, y| match ids[[x, y]] {
+        0 => [204, 200, 190],
+        1 => [18, 52, 110],
+        _ => [84, 150, 214],
+    })
+}
+
+/// A town's disc: radius as a fraction of MapSize (at least 2 px) and colour, by tier.
+pub fn town_marker(tier: TownTier) -> (f32, [u8; 3]) {
+    match tier {
+        TownTier::Capitol => (0.010, [220, 30, 30]),
+        TownTier::Hub => (0.0075, [245, 140, 20]),
+        TownTier::Village => (0.005, [250, 220, 40]),
+        TownTier::Outpost => (0.004, [250, 250, 250]),
+        TownTier::Poi => (0.003, [220, 60, 220]),
+    }
+}
+
+/// The `2_towns` image: the biome map with a disc per town.
+pub fn towns_image(biomes: &Array2<Biome>, towns: &[Town]) -> Image {
+    let mut image = biome_image(biomes);
+    let (w, h) = (image.width, image.height);
+    for t in towns {
+        let (fraction, colour) = town_marker(t.tier);
+        let r = (fraction * w as f32).max(2.0);
+        let ring = if t.is_highway_node {
+            [0, 0, 0]
+        } else {
+            [60, 60, 60]
+        };
+        let (x0, x1) = (
+            (t.x - r - 1.0).max(0.0) as usize,
+            ((t.x + r + 1.0) as usize).min(w - 1),
+        );
+        let (y0, y1) = (
+            (t.y - r - 1.0).max(0.0) as usize,
+            ((t.y + r + 1.0) as usize).min(h - 1),
+        );
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                let d = (x as f32 + 0.5 - t.x).hypot(y as f32 + 0.5 - t.y);
+                let c = if d <= r - 1.5 {
+                    colour
+                } else if d <= r {
+                    ring
+                } else {
+                    continue;
+                };
+                let at = (y * w + x) * 3;
+                image.rgb[at..at + 3].copy_from_slice(&c);
+            }
+        }
+    }
+    image
 }
 
 /// Hypsometric colour stops: metres above sea → RGB.

@@ -216,7 +216,7 @@ fn cli_flags_override_the_config_and_seed_zero_is_resolved() {
 }
 
 #[test]
-fn generate_writes_both_blueprints_and_both_snapshots_atomically() {
+fn generate_writes_both_blueprints_and_the_snapshots_atomically() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("world");
     let o = islagen(&[
@@ -255,7 +255,9 @@ fn generate_writes_both_blueprints_and_both_snapshots_atomically() {
             "MapData_Seed_9.dat",
             "MapData_Seed_9_v1.dat",
             "Map_Seed_9_0_height.png",
-            "Map_Seed_9_1_biomes.png"
+            "Map_Seed_9_0_water.png",
+            "Map_Seed_9_1_biomes.png",
+            "Map_Seed_9_2_towns.png"
         ],
         "exactly the outputs, no temporary files left"
     );
@@ -264,7 +266,8 @@ fn generate_writes_both_blueprints_and_both_snapshots_atomically() {
     let bp = &v2.blueprint;
     assert_eq!((bp.params.world_seed, bp.params.map_size), (9, 256));
     assert!(bp.curve.is_some() && bp.detail.is_some());
-    assert!(bp.towns.is_empty() && bp.roads.highway.is_empty());
+    assert!(!bp.towns.is_empty() && bp.roads.highway.is_empty());
+    assert!(bp.water_ids.is_some() && bp.water_bodies.is_some() && bp.water_surface.is_some());
     assert!(bp.params.impact_center_x >= 0.0 && bp.params.crater_radius == 64.0);
     let v1 = read_file(&out.join("MapData_Seed_9_v1.dat")).unwrap();
     assert!(v1.blueprint.heights == bp.heights && v1.blueprint.biomes == bp.biomes);
@@ -321,7 +324,9 @@ fn output_is_identical_whatever_the_thread_count() {
         for name in [
             "MapData_Seed_31_v1.dat",
             "Map_Seed_31_0_height.png",
+            "Map_Seed_31_0_water.png",
             "Map_Seed_31_1_biomes.png",
+            "Map_Seed_31_2_towns.png",
         ] {
             assert!(
                 read(&one, name) == read(&two, name),

@@ -24,7 +24,7 @@ const CASES: [(i32, u32, bool); 5] = [
     (42, 1024, false),
     (7, 512, true),
 ];
-const SNAPSHOTS: [&str; 2] = ["0_height", "1_biomes"];
+const SNAPSHOTS: [&str; 4] = ["0_height", "0_water", "1_biomes", "2_towns"];
 
 #[derive(Debug, Serialize, Deserialize, PartialEq)]
 struct Entry {

@@ -36,10 +36,37 @@ const ELEVATION_COOLING: f32 = 0.75;
 /// Mountains colder than this are Snow.
 const SNOW_TEMPERATURE: f32 = 0.10;
 
+/// The zoning rules of one seed: the height bands and the moisture field.
+pub struct Zoning {
+    knots: [f32; 6],
+    moisture: Lattice,
+}
+
+impl Zoning {
+    /// The zoning of `seed`, with height bands at the curve preset's knots K1…K6 (absolute at
+    /// [`SEA_REF`]).
+    pub fn new(seed: i32, knots: [f32; 6]) -> Zoning {
+        let f = Fbm::new(
+            seed.wrapping_add(MOISTURE_SEED_OFFSET),
+            MOISTURE_FREQ_ISLANDS / ISLAND_WIDTH,
+            MOISTURE_OCTAVES,
+        );
+        Zoning {
+            knots: knots.map(|k| k - SEA_REF),
+            moisture: Lattice::sample(move |u, v| f.at(u, v)),
+        }
+    }
+
+    /// The biome of a land pixel `a` raw above sea at normalised (u, v).
+    pub fn land(&self, a: f32, u: f32, v: f32, in_crater: bool) -> Biome {
+        land(a, u, v, &self.knots, &self.moisture, in_crater)
+    }
+}
+
 /// What the biome stage reads.
 pub struct BiomeInputs<'a> {
-    /// The resolved world seed.
-    pub seed: i32,
+    /// The zoning rules.
+    pub zoning: &'a Zoning,
     /// Raw classify heights `[x, y]`.
     pub heights: &'a Array2<f32>,
     /// The water classification of those heights.
@@ -48,22 +75,11 @@ pub struct BiomeInputs<'a> {
     pub sea: &'a SeaLevel,
     /// The crater.
     pub crater: &'a Crater,
-    /// The curve preset's knots K1…K6 (absolute at [`SEA_REF`]): the height bands.
-    pub knots: [f32; 6],
 }
 
 /// Classifies every pixel.
 pub fn biomes(inp: &BiomeInputs, on_column: &(dyn Fn() + Sync)) -> Array2<Biome> {
     let (w, h) = inp.heights.dim();
-    let moisture = {
-        let f = Fbm::new(
-            inp.seed.wrapping_add(MOISTURE_SEED_OFFSET),
-            MOISTURE_FREQ_ISLANDS / ISLAND_WIDTH,
-            MOISTURE_OCTAVES,
-        );
-        Lattice::sample(move |u, v| f.at(u, v))
-    };
-    let k = inp.knots.map(|k| k - SEA_REF);
     let mut out = Array2::from_elem((w, h), Biome::Ocean);
     out.outer_iter_mut()
         .into_par_iter()
@@ -77,14 +93,8 @@ pub fn biomes(inp: &BiomeInputs, on_column: &(dyn Fn() + Sync)) -> Array2<Biome>
                     Water::Dry => {
                         let a = inp.heights[[x, y]] - inp.sea.at(y);
                         let v = normalised(y, h);
-                        land(
-                            a,
-                            u,
-                            v,
-                            &k,
-                            &moisture,
-                            inp.crater.distance(x, y) < inp.crater.radius_px,
-                        )
+                        let in_crater = inp.crater.distance(x, y) < inp.crater.radius_px;
+                        inp.zoning.land(a, u, v, in_crater)
                     }
                 };
             }

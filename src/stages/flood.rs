@@ -14,6 +14,17 @@ pub fn fill(
     mark: u8,
     open: impl Fn(usize, usize) -> bool,
 ) -> usize {
+    fill_runs(marks, seeds, mark, open, |_, _, _| {})
+}
+
+/// As [`fill`], calling `visit(x, y_lo, y_hi)` for every run of column x it fills.
+pub fn fill_runs(
+    marks: &mut Array2<u8>,
+    seeds: impl IntoIterator<Item = (usize, usize)>,
+    mark: u8,
+    open: impl Fn(usize, usize) -> bool,
+    mut visit: impl FnMut(usize, usize, usize),
+) -> usize {
     debug_assert!(mark != 0, "0 means unmarked");
     let (w, h) = marks.dim();
     let grid = marks.as_slice_mut().expect("grids are in standard layout");
@@ -34,6 +45,7 @@ pub fn fill(
         }
         grid[x * h + lo..=x * h + hi].fill(mark);
         filled += hi - lo + 1;
+        visit(x, lo, hi);
         for nx in [x.wrapping_sub(1), x + 1] {
             if nx >= w {
                 continue;

@@ -2,6 +2,7 @@
 //! I/O, no printing and no global state. [`crate::pipeline`] orders them; each stage is usable
 //! and tested on its own.
 
+pub mod basins;
 pub mod biomes;
 pub mod coast;
 pub mod crater;
@@ -14,3 +15,5 @@ pub mod noise;
 pub mod render;
 pub mod sea;
 pub mod topography;
+pub mod towns;
+pub mod water_bodies;

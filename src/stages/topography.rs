@@ -104,23 +104,78 @@ pub struct Topography {
     pub islet_threshold: f32,
 }
 
-/// Generates the raw topography. `on_column` is called once per finished column (x).
-pub fn topography(p: &TopographyParams, on_column: &(dyn Fn() + Sync)) -> Topography {
+/// The island's shape fields for one seed: the base fBm (split into lattice and per-pixel
+/// octaves) and the coast warp. Everything the mainland's height depends on.
+pub struct Shape {
+    params: TopographyParams,
+    base: SplitFbm,
+    coast: Lattice,
+}
+
+impl Shape {
+    /// Samples the shape fields of `p.seed`.
+    pub fn new(p: &TopographyParams) -> Shape {
+        let coast = {
+            let field = Fbm::new(
+                p.seed.wrapping_add(COAST_SEED_OFFSET),
+                COAST_FREQUENCY,
+                COAST_OCTAVES,
+            );
+            Lattice::sample(|u, v| field.at(u, v).clamp(-1.0, 1.0))
+        };
+        Shape {
+            params: *p,
+            base: SplitFbm::new(
+                p.seed.wrapping_add(BASE_SEED_OFFSET),
+                BASE_FREQUENCY,
+                BASE_COARSE_OCTAVES,
+                BASE_FINE_OCTAVES,
+            ),
+            coast,
+        }
+    }
+
+    /// The mainland's raw height at normalised (u, v): noise + spine − falloff, Trench-clamped.
+    /// The base noise's fine octaves are skipped on the deep seabed, where they fade to nothing.
+    pub fn height(&self, u: f32, v: f32, sea: f32) -> f32 {
+        let coarse = self.smooth_height(u, v, sea);
+        let depth = sea - coarse;
+        let h = if depth >= DEEP_SEABED {
+            coarse
+        } else {
+            let fade = smoothstep(DEEP_SEABED, DEEP_SEABED - DEEP_FADE, depth);
+            coarse + fade * NOISE_AMP * self.base.fine_at(u, v)
+        };
+        h.min(trench_cap(u, v, sea))
+    }
+
+    /// The mainland's height without the base noise's fine octaves (a few metres at most) and
+    /// without the Trench: a smooth function of the normalised position alone, the same at every
+    /// MapSize — what the town stage reads slopes from.
+    pub fn smooth_height(&self, u: f32, v: f32, sea: f32) -> f32 {
+        let p = &self.params;
+        let cx = 2.0 * u - 1.0;
+        let cy = 2.0 * v - 1.0;
+        let dx = cx / (SHAPE_SCALE * p.axis_x);
+        let dy = cy / (SHAPE_SCALE * p.axis_y);
+        let (dx2, dy2) = (dx * dx, dy * dy);
+        let d = (dx2 * dx2 + dy2 * dy2).sqrt().sqrt() * (1.0 + COAST_WARP * self.coast.at(u, v));
+        let core = (1.0 - d * d).max(0.0);
+        let spine_x = (1.0 - smooth_abs(cx, SPINE_CREST) / (SPINE_WIDTH * p.axis_x)).max(0.0);
+        let spine = spine_x * spine_x * core;
+        let falloff = (d - FALLOFF_START).max(0.0);
+        sea + LAND_LIFT
+            + NOISE_AMP * self.base.coarse_at(u, v)
+            + CORE_AMP * core
+            + SPINE_AMP * spine
+            - FALLOFF_AMP * falloff * falloff
+    }
+}
+
+/// Generates the raw topography of `shape`. `on_column` is called once per finished column.
+pub fn topography(shape: &Shape, on_column: &(dyn Fn() + Sync)) -> Topography {
+    let p = &shape.params;
     let n = p.map_size;
-    let base = SplitFbm::new(
-        p.seed.wrapping_add(BASE_SEED_OFFSET),
-        BASE_FREQUENCY,
-        BASE_COARSE_OCTAVES,
-        BASE_FINE_OCTAVES,
-    );
-    let coast = {
-        let field = Fbm::new(
-            p.seed.wrapping_add(COAST_SEED_OFFSET),
-            COAST_FREQUENCY,
-            COAST_OCTAVES,
-        );
-        Lattice::sample(|u, v| field.at(u, v).clamp(-1.0, 1.0))
-    };
     let density = p.islet_density.clamp(0.0, MAX_ISLET_DENSITY);
     let islets = (density > 0.0).then(|| {
         let field = Fbm::new(
@@ -144,7 +199,7 @@ pub fn topography(p: &TopographyParams, on_column: &(dyn Fn() + Sync)) -> Topogr
             for y in 0..n {
                 let v = normalised(y, n);
                 let sea = p.sea.at(y);
-                let mut h = raw_height(&base, &coast, p, u, v, sea);
+                let mut h = shape.height(u, v, sea);
                 if let Some((lattice, threshold)) = &islets {
                     let w = islet_weight(h, sea, u, v);
                     if w > 0.0 {
@@ -165,39 +220,6 @@ pub fn topography(p: &TopographyParams, on_column: &(dyn Fn() + Sync)) -> Topogr
         islet_zone,
         islet_threshold: islets.map_or(f32::INFINITY, |(_, t)| t),
     }
-}
-
-/// The mainland's raw height at normalised (u, v): noise + spine − falloff, Trench-clamped.
-/// The base noise's fine octaves are skipped on the deep seabed, where they fade to nothing.
-pub fn raw_height(
-    base: &SplitFbm,
-    coast: &Lattice,
-    p: &TopographyParams,
-    u: f32,
-    v: f32,
-    sea: f32,
-) -> f32 {
-    let cx = 2.0 * u - 1.0;
-    let cy = 2.0 * v - 1.0;
-    let dx = cx / (SHAPE_SCALE * p.axis_x);
-    let dy = cy / (SHAPE_SCALE * p.axis_y);
-    let (dx2, dy2) = (dx * dx, dy * dy);
-    let d = (dx2 * dx2 + dy2 * dy2).sqrt().sqrt() * (1.0 + COAST_WARP * coast.at(u, v));
-    let core = (1.0 - d * d).max(0.0);
-    let spine_x = (1.0 - smooth_abs(cx, SPINE_CREST) / (SPINE_WIDTH * p.axis_x)).max(0.0);
-    let spine = spine_x * spine_x * core;
-    let falloff = (d - FALLOFF_START).max(0.0);
-    let coarse =
-        sea + LAND_LIFT + NOISE_AMP * base.coarse_at(u, v) + CORE_AMP * core + SPINE_AMP * spine
-            - FALLOFF_AMP * falloff * falloff;
-    let depth = sea - coarse;
-    let h = if depth >= DEEP_SEABED {
-        coarse
-    } else {
-        let fade = smoothstep(DEEP_SEABED, DEEP_SEABED - DEEP_FADE, depth);
-        coarse + fade * NOISE_AMP * base.fine_at(u, v)
-    };
-    h.min(trench_cap(u, v, sea))
 }
 
 /// The highest a pixel may stand at normalised (u, v): under sea inside the Trench band, rising

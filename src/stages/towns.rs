@@ -1,0 +1,452 @@
+//! Towns: tiered placement — one Capitol, the Hubs (the highway nodes the continental road loop
+//! will join, plus the snow hub in the highlands that the mountain branch will reach), Villages,
+//! Outposts and POIs.
+//!
+//! Towns are chosen among candidate sites on a fixed [`SITES`] × [`SITES`] grid of the
+//! normalised map, scored on the *smooth terrain* — the island without its finest noise octaves,
+//! through the height curve and the biome zoning, a function of the normalised position alone
+//! ([`SmoothSite`]): its height (and so the slope between neighbouring sites, in metres per
+//! metre), its biome, its distance to the smooth coast. Nothing in a score depends on the pixel
+//! grid, so a seed's towns are the same at every MapSize. The real map has the last word on
+//! where a town may stand: its pixel and the eight around it must be dry (no town in water, not
+//! even a puddle), on the mainland for settlements (POIs may take islets) and outside the
+//! crater (except POIs).
+//!
+//! For each tier in turn the admissible sites — slope under the tier's limit, a biome the tier
+//! accepts, at least [`SHORE_SITES`] from the smooth coast — are ranked by flatness, nearness to
+//! water (peaking a little inland), the tier's biome preference, nearness to the island's centre
+//! (the Capitol) and a seed-drawn jitter (small for the Capitol and Hubs, large for POIs, which
+//! should scatter), and taken best first while they keep the tier's spacing (a fraction of
+//! MapSize) from every town already placed.
+//!
+//! Counts per tier scale with the land area (in sites, so also MapSize-free) and the
+//! DensityMultiplier; the Capitol is always one, and at least three loop hubs are placed when
+//! the island has room, so the continental loop is a ring.
+
+use ndarray::Array2;
+use serde::Serialize;
+
+use super::crater::Crater;
+use super::noise::smoothstep;
+use super::sea::SeaLevel;
+use crate::blueprint::{Biome, Town, TownTier};
+
+/// Candidate sites per side of the normalised map.
+pub const SITES: usize = 256;
+/// Distance to water (in sites) below which no town stands.
+pub const SHORE_SITES: f32 = 2.0;
+/// Land sites of a typical island at density 1: the reference for tier counts.
+const REFERENCE_LAND_SITES: f32 = 25_000.0;
+
+/// One tier's rules.
+struct Rule {
+    tier: TownTier,
+    /// Sites at the reference land area and density 1.
+    count: f32,
+    /// Least distance to any placed town, fraction of MapSize.
+    spacing: f32,
+    /// Steepest admissible slope, metres per metre.
+    max_slope: f32,
+    /// Weight of nearness to water in the score.
+    water: f32,
+    /// Biomes the tier accepts, each with a preference in [0, 1].
+    biomes: &'static [(Biome, f32)],
+    /// Whether the crater's rim is admissible (its floor is water).
+    crater_ok: bool,
+    /// Whether offshore islets are admissible (else the mainland only, where roads can reach).
+    islets_ok: bool,
+    /// Weight of nearness to the island's centre in the score.
+    central: f32,
+    /// Weight of the seed-drawn jitter: small where terrain should decide (Capitol, Hubs), large
+    /// where scattering matters more than the best spot (POIs).
+    jitter: f32,
+}
+
+const LOWLAND: &[(Biome, f32)] = &[
+    (Biome::Grassland, 1.0),
+    (Biome::Forest, 0.7),
+    (Biome::Beach, 0.4),
+    (Biome::Foothills, 0.5),
+];
+
+const RULES: [Rule; 5] = [
+    Rule {
+        tier: TownTier::Capitol,
+        count: 1.0,
+        spacing: 0.0,
+        max_slope: 0.10,
+        water: 1.0,
+        biomes: &[(Biome::Grassland, 1.0), (Biome::Forest, 0.6)],
+        crater_ok: false,
+        islets_ok: false,
+        jitter: 0.35,
+        central: 1.0,
+    },
+    Rule {
+        tier: TownTier::Hub,
+        count: 5.0,
+        spacing: 0.17,
+        max_slope: 0.12,
+        water: 0.6,
+        biomes: LOWLAND,
+        crater_ok: false,
+        islets_ok: false,
+        jitter: 0.35,
+        central: 0.0,
+    },
+    Rule {
+        tier: TownTier::Village,
+        count: 12.0,
+        spacing: 0.075,
+        max_slope: 0.15,
+        water: 0.8,
+        biomes: LOWLAND,
+        crater_ok: false,
+        islets_ok: false,
+        jitter: 0.6,
+        central: 0.0,
+    },
+    Rule {
+        tier: TownTier::Outpost,
+        count: 18.0,
+        spacing: 0.055,
+        max_slope: 0.30,
+        water: 0.2,
+        biomes: &[
+            (Biome::Foothills, 1.0),
+            (Biome::Plateau, 1.0),
+            (Biome::Mountain, 0.6),
+            (Biome::Forest, 0.6),
+            (Biome::Grassland, 0.3),
+        ],
+        crater_ok: false,
+        islets_ok: false,
+        jitter: 1.0,
+        central: 0.0,
+    },
+    Rule {
+        tier: TownTier::Poi,
+        count: 26.0,
+        spacing: 0.04,
+        max_slope: 0.60,
+        water: 0.0,
+        biomes: &[
+            (Biome::Snow, 1.0),
+            (Biome::Mountain, 0.8),
+            (Biome::Plateau, 0.5),
+            (Biome::Forest, 0.5),
+            (Biome::Foothills, 0.4),
+            (Biome::Grassland, 0.3),
+        ],
+        crater_ok: true,
+        islets_ok: true,
+        jitter: 2.0,
+        central: 0.0,
+    },
+];
+
+/// The snow hub's biomes, most wanted first: the white plateau, else the highest ground.
+const SNOW_HUB: &[(Biome, f32)] = &[
+    (Biome::Plateau, 1.0),
+    (Biome::Snow, 0.6),
+    (Biome::Mountain, 0.5),
+    (Biome::Foothills, 0.3),
+];
+
+/// What the town stage reads.
+pub struct TownInputs<'a> {
+    /// The resolved seed.
+    pub seed: i32,
+    /// The smooth terrain at a normalised position: what sites are scored on.
+    pub smooth: &'a (dyn Fn(f32, f32) -> SmoothSite + Sync),
+    /// WBID, `[x, y]`.
+    pub water_ids: &'a Array2<u16>,
+    /// 1 on the mainland, `[x, y]`.
+    pub mainland: &'a Array2<u8>,
+    /// The sea level.
+    pub sea: &'a SeaLevel,
+    /// The crater.
+    pub crater: &'a Crater,
+    /// DensityMultiplier.
+    pub density: f32,
+}
+
+/// The smooth terrain at one position: the island without its finest noise octaves, through
+/// the height curve and the biome zoning — a function of the normalised position alone.
+#[derive(Clone, Copy, Debug)]
+pub struct SmoothSite {
+    /// Metres above sea (negative under it).
+    pub metres: f32,
+    /// The biome there, `None` under sea.
+    pub biome: Option<Biome>,
+}
+
+/// Towns per tier, and the land they were chosen from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TownStats {
+    /// Capitol, Hub, Village, Outpost, POI counts placed.
+    pub placed: [usize; 5],
+    /// Counts the land area asked for.
+    pub wanted: [usize; 5],
+    /// Dry candidate sites.
+    pub land_sites: usize,
+}
+
+/// One candidate site, described by the smooth terrain only.
+#[derive(Clone, Copy, Debug)]
+struct Site {
+    metres: f32,
+    /// The smooth terrain's biome at the site (None: under sea).
+    biome: Option<Biome>,
+    slope: f32,
+    /// Distance to the smooth terrain's water, sites.
+    water_distance: f32,
+}
+
+/// The least distance (fraction of MapSize, at DensityMultiplier 1) a town of `tier` keeps from
+/// every town placed before it; denser settings divide it by √density.
+pub fn spacing(tier: TownTier) -> f32 {
+    RULES
+        .iter()
+        .find(|r| r.tier == tier)
+        .map_or(0.0, |r| r.spacing)
+}
+
+/// A seed-drawn jitter in [0, 1) for a site and tier (splitmix of the three).
+fn jitter(seed: i32, tier: usize, site: usize) -> f32 {
+    let mut z = (seed as u32 as u64) << 32 ^ (tier as u64) << 24 ^ site as u64;
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
+}
+
+/// The site grid on the smooth terrain.
+fn sites(inp: &TownInputs) -> Vec<Site> {
+    let mut out: Vec<Site> = (0..SITES * SITES)
+        .map(|k| {
+            let (i, j) = (k / SITES, k % SITES);
+            let (u, v) = (
+                (i as f32 + 0.5) / SITES as f32,
+                (j as f32 + 0.5) / SITES as f32,
+            );
+            let smooth = (inp.smooth)(u, v);
+            Site {
+                metres: smooth.metres,
+                biome: smooth.biome,
+                slope: 0.0,
+                water_distance: 0.0,
+            }
+        })
+        .collect();
+    // Slope between neighbouring sites' heights: metres per metre (a map side is 8192 m).
+    let site_m = 8192.0 / SITES as f32;
+    let at = |i: usize, j: usize| out[i * SITES + j].metres;
+    let slopes: Vec<f32> = (0..SITES * SITES)
+        .map(|k| {
+            let (i, j) = (k / SITES, k % SITES);
+            let (il, ir) = (i.saturating_sub(1), (i + 1).min(SITES - 1));
+            let (jl, jr) = (j.saturating_sub(1), (j + 1).min(SITES - 1));
+            let gx = (at(ir, j) - at(il, j)) / ((ir - il).max(1) as f32 * site_m);
+            let gy = (at(i, jr) - at(i, jl)) / ((jr - jl).max(1) as f32 * site_m);
+            gx.hypot(gy)
+        })
+        .collect();
+    let dist = chamfer(out.iter().map(|s| {
+        if s.biome.is_none() {
+            0.0
+        } else {
+            f32::INFINITY
+        }
+    }));
+    for (k, s) in out.iter_mut().enumerate() {
+        s.slope = slopes[k];
+        s.water_distance = dist[k];
+    }
+    out
+}
+
+/// Whether a town may stand at pixel (x, y) of the real map: the pixel and its eight neighbours
+/// dry, on the mainland unless islets are allowed, outside the crater unless it is allowed.
+fn stands(inp: &TownInputs, rule: &Rule, x: usize, y: usize) -> bool {
+    let n = inp.water_ids.dim().0;
+    let (x0, x1) = (x.saturating_sub(1), (x + 1).min(n - 1));
+    let (y0, y1) = (y.saturating_sub(1), (y + 1).min(n - 1));
+    let dry = (x0..=x1).all(|xx| (y0..=y1).all(|yy| inp.water_ids[[xx, yy]] == 0));
+    dry && (rule.islets_ok || inp.mainland[[x, y]] == 1)
+        && (rule.crater_ok || inp.crater.distance(x, y) > inp.crater.radius_px)
+}
+
+/// The pixel nearest site `k`'s centre, within the site's own block, where a town may stand —
+/// so a puddle or a coastline that a finer map draws a pixel differently moves a town by less
+/// than a site instead of removing the site. Ties go to the first in scan order.
+fn stand_in_site(inp: &TownInputs, rule: &Rule, k: usize) -> Option<(usize, usize)> {
+    let n = inp.water_ids.dim().0;
+    let (i, j) = (k / SITES, k % SITES);
+    let block = |i: usize| {
+        (
+            i * n / SITES,
+            ((i + 1) * n / SITES).max(i * n / SITES + 1).min(n),
+        )
+    };
+    let ((x0, x1), (y0, y1)) = (block(i), block(j));
+    let (cx, cy) = (
+        (i as f32 + 0.5) / SITES as f32 * n as f32,
+        (j as f32 + 0.5) / SITES as f32 * n as f32,
+    );
+    let mut best: Option<(f32, usize, usize)> = None;
+    for x in x0..x1 {
+        for y in y0..y1 {
+            let d = (x as f32 + 0.5 - cx).hypot(y as f32 + 0.5 - cy);
+            if best.is_none_or(|(b, _, _)| d < b) && stands(inp, rule, x, y) {
+                best = Some((d, x, y));
+            }
+        }
+    }
+    best.map(|(_, x, y)| (x, y))
+}
+
+/// A two-pass 3-4 chamfer distance transform (in sites) on the site grid, from the given start
+/// values (0 at a source, ∞ elsewhere).
+fn chamfer(start: impl Iterator<Item = f32>) -> Vec<f32> {
+    let mut dist: Vec<f32> = start.collect();
+    let (a, d) = (1.0f32, std::f32::consts::SQRT_2);
+    let at = |i: usize, j: usize| i * SITES + j;
+    for i in 0..SITES {
+        for j in 0..SITES {
+            let mut best = dist[at(i, j)];
+            if i > 0 {
+                best = best.min(dist[at(i - 1, j)] + a);
+                if j > 0 {
+                    best = best.min(dist[at(i - 1, j - 1)] + d);
+                }
+                if j + 1 < SITES {
+                    best = best.min(dist[at(i - 1, j + 1)] + d);
+                }
+            }
+            if j > 0 {
+                best = best.min(dist[at(i, j - 1)] + a);
+            }
+            dist[at(i, j)] = best;
+        }
+    }
+    for i in (0..SITES).rev() {
+        for j in (0..SITES).rev() {
+            let mut best = dist[at(i, j)];
+            if i + 1 < SITES {
+                best = best.min(dist[at(i + 1, j)] + a);
+                if j > 0 {
+                    best = best.min(dist[at(i + 1, j - 1)] + d);
+                }
+                if j + 1 < SITES {
+                    best = best.min(dist[at(i + 1, j + 1)] + d);
+                }
+            }
+            if j + 1 < SITES {
+                best = best.min(dist[at(i, j + 1)] + a);
+            }
+            dist[at(i, j)] = best;
+        }
+    }
+    dist
+}
+
+/// Places the towns.
+pub fn towns(inp: &TownInputs) -> (Vec<Town>, TownStats) {
+    let sites = sites(inp);
+    // Land measured on the smooth terrain, so the counts are the same at every MapSize.
+    let land_sites = sites.iter().filter(|s| s.biome.is_some()).count();
+    let area = land_sites as f32 / REFERENCE_LAND_SITES * inp.density.max(0.0);
+    let mut placed: Vec<(Town, [f32; 2])> = Vec::new();
+    let mut stats = TownStats {
+        land_sites,
+        ..TownStats::default()
+    };
+    let position = |k: usize| {
+        let (i, j) = (k / SITES, k % SITES);
+        [
+            (i as f32 + 0.5) / SITES as f32,
+            (j as f32 + 0.5) / SITES as f32,
+        ]
+    };
+    let place = |rule: &Rule,
+                 biomes: &[(Biome, f32)],
+                 wanted: usize,
+                 highway: bool,
+                 placed: &mut Vec<(Town, [f32; 2])>,
+                 tier_index: usize|
+     -> usize {
+        let mut ranked: Vec<(f32, usize)> = sites
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.water_distance >= SHORE_SITES && s.slope <= rule.max_slope)
+            .filter_map(|(k, s)| {
+                let biome = s.biome?;
+                let preference = biomes.iter().find(|(b, _)| *b == biome)?.1;
+                let flat = 1.0 - s.slope / rule.max_slope;
+                // Nearness to water: nothing at the shore limit, most two sites inland of it,
+                // then fading over a dozen sites.
+                let d = s.water_distance;
+                let near = smoothstep(SHORE_SITES, SHORE_SITES + 2.0, d)
+                    * (-(d - SHORE_SITES - 2.0).max(0.0) / 12.0).exp();
+                let p = position(k);
+                let centre = 1.0 - 2.0 * (p[0] - 0.5).hypot(p[1] - 0.5);
+
+                let score = preference
+                    + 0.8 * flat
+                    + rule.water * near
+                    + rule.central * centre
+                    + rule.jitter * jitter(inp.seed, tier_index, k);
+                Some((score, k))
+            })
+            .collect();
+        ranked.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut taken = 0;
+        for (_, k) in ranked {
+            if taken == wanted {
+                break;
+            }
+            let p = position(k);
+            let spacing = rule.spacing / inp.density.max(0.1).sqrt();
+            let clear = placed
+                .iter()
+                .all(|(_, q)| (p[0] - q[0]).hypot(p[1] - q[1]) >= spacing.max(0.02));
+            if !clear {
+                continue;
+            }
+            if let Some((x, y)) = stand_in_site(inp, rule, k) {
+                placed.push((
+                    Town {
+                        x: x as f32 + 0.5,
+                        y: y as f32 + 0.5,
+                        tier: rule.tier,
+                        is_highway_node: highway,
+                    },
+                    p,
+                ));
+                taken += 1;
+            }
+        }
+        taken
+    };
+    for (t, rule) in RULES.iter().enumerate() {
+        let wanted = match rule.tier {
+            TownTier::Capitol => 1,
+            TownTier::Hub => ((rule.count * area).round() as usize).max(3),
+            _ => (rule.count * area).round() as usize,
+        };
+        stats.wanted[t] = wanted;
+        stats.placed[t] = match rule.tier {
+            TownTier::Hub => {
+                // The snow hub first (the mountain branch's target, not on the loop), then the
+                // loop hubs.
+                let snow = place(rule, SNOW_HUB, 1, false, &mut placed, 5);
+                stats.wanted[t] += 1;
+                snow + place(rule, rule.biomes, wanted, true, &mut placed, t)
+            }
+            TownTier::Capitol => place(rule, rule.biomes, 1, true, &mut placed, t),
+            _ => place(rule, rule.biomes, wanted, false, &mut placed, t),
+        };
+    }
+    (placed.into_iter().map(|(t, _)| t).collect(), stats)
+}
