@@ -24,7 +24,7 @@ use crate::stages::basins::{basin_stats, fill_depressions, BasinStats, Outlets};
 use crate::stages::biomes::{biomes, BiomeInputs, Zoning};
 use crate::stages::crater::{self, Crater};
 use crate::stages::curve::{Curve, BALANCED};
-use crate::stages::detail::{Detail, DetailParams};
+use crate::stages::detail::{v1 as detail_v1, Detail};
 use crate::stages::erosion::{self, erode, ErosionError, ErosionStats, Schedule};
 use crate::stages::mainland::{count_components, mainland_fill};
 use crate::stages::render::{render, RenderPasses};
@@ -148,7 +148,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         .then(|| Curve::new(BALANCED, seed, max_above_sea, record_sea));
     let detail = match (&curve, config.terrain_detail) {
         (Some(_), TerrainDetail::V1) => Some(Detail::new(
-            DetailParams::v1(
+            detail_v1(
                 config.shelf_relief_amp_m,
                 config.shelf_edge_variation_m,
                 BALANCED.edge_max_shift_m(),
@@ -292,7 +292,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         biomes: biome_map,
         towns: town_list,
         curve: curve.as_ref().map(Curve::record),
-        detail: detail.as_ref().map(|d| d.params().record()),
+        detail: detail.as_ref().map(|d| *d.params()),
         erosion: config
             .erosion
             .enabled

@@ -140,7 +140,10 @@ fn towns_follow_their_tier_rules() {
         ),
         "snow hub on {snow_biome:?}"
     );
-    assert!(hubs.len() > 3, "a loop needs three hubs besides the snow hub");
+    assert!(
+        hubs.len() > 3,
+        "a loop needs three hubs besides the snow hub"
+    );
     for tier in [TownTier::Village, TownTier::Outpost, TownTier::Poi] {
         assert!(tier_count(towns, tier) > 0, "no {tier:?}");
     }

@@ -16,50 +16,19 @@ use super::curve::{ColumnCurve, ISLAND_WIDTH, METRES_PER_RAW};
 use super::noise::{Fbm, Lattice};
 use crate::blueprint::DetailRecord;
 
-/// The detail dials as applied.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DetailParams {
-    /// Micro-relief amplitude, ± output metres.
-    pub relief_amp_m: f32,
-    /// Micro-relief frequency, undulations per island width.
-    pub relief_freq_islands: f32,
-    /// Micro-relief field seed offset.
-    pub relief_seed_offset: i32,
-    /// Shelf-edge shift amplitude, ± metres of input height (already clamped).
-    pub edge_amp_m: f32,
-    /// Shelf-edge field frequency, undulations per island width.
-    pub edge_freq_islands: f32,
-    /// Shelf-edge field seed offset.
-    pub edge_seed_offset: i32,
-    /// The band-squeeze bound `edge_amp_m` was clamped to.
-    pub edge_max_shift_m: f32,
-}
+/// The detail dials as applied: the TDTL record itself.
+pub type DetailParams = DetailRecord;
 
-impl DetailParams {
-    /// The v1 passes with the configured amplitudes; `edge_amp_m` is clamped to `edge_max_m`.
-    pub fn v1(relief_amp_m: f32, edge_amp_m: f32, edge_max_m: f32) -> DetailParams {
-        DetailParams {
-            relief_amp_m,
-            relief_freq_islands: 18.0,
-            relief_seed_offset: 6_101,
-            edge_amp_m: edge_amp_m.clamp(0.0, edge_max_m),
-            edge_freq_islands: 7.0,
-            edge_seed_offset: 6_202,
-            edge_max_shift_m: edge_max_m,
-        }
-    }
-
-    /// The TDTL record (detailVersion 2).
-    pub fn record(&self) -> DetailRecord {
-        DetailRecord {
-            relief_amp_m: self.relief_amp_m,
-            relief_freq_islands: self.relief_freq_islands,
-            relief_seed_offset: self.relief_seed_offset,
-            edge_amp_m: self.edge_amp_m,
-            edge_freq_islands: self.edge_freq_islands,
-            edge_seed_offset: self.edge_seed_offset,
-            edge_max_shift_m: self.edge_max_shift_m,
-        }
+/// The v1 passes' dials with the configured amplitudes; `edge_amp_m` is clamped to `edge_max_m`.
+pub fn v1(relief_amp_m: f32, edge_amp_m: f32, edge_max_m: f32) -> DetailParams {
+    DetailRecord {
+        relief_amp_m,
+        relief_freq_islands: 18.0,
+        relief_seed_offset: 6_101,
+        edge_amp_m: edge_amp_m.clamp(0.0, edge_max_m),
+        edge_freq_islands: 7.0,
+        edge_seed_offset: 6_202,
+        edge_max_shift_m: edge_max_m,
     }
 }
 

@@ -85,17 +85,23 @@ impl Lattice {
         self.values[i * (LATTICE_CELLS + 3) + j]
     }
 
-    /// The field at normalised position (u, v), bilinearly interpolated; positions outside the
-    /// square are clamped onto it.
+    /// The lattice cell holding normalised position (u, v) (clamped onto the square) and the
+    /// position's fraction across it.
     #[inline]
-    pub fn at(&self, u: f32, v: f32) -> f32 {
+    fn cell(u: f32, v: f32) -> (usize, usize, f32, f32) {
         let n = LATTICE_CELLS as f32;
         let fu = (u * n).clamp(0.0, n);
         let fv = (v * n).clamp(0.0, n);
         let i = (fu as usize).min(LATTICE_CELLS - 1);
         let j = (fv as usize).min(LATTICE_CELLS - 1);
-        let tu = fu - i as f32;
-        let tv = fv - j as f32;
+        (i, j, fu - i as f32, fv - j as f32)
+    }
+
+    /// The field at normalised position (u, v), bilinearly interpolated; positions outside the
+    /// square are clamped onto it.
+    #[inline]
+    pub fn at(&self, u: f32, v: f32) -> f32 {
+        let (i, j, tu, tv) = Self::cell(u, v);
         let (i, j) = (i + 1, j + 1);
         let near = self.get(i, j) + (self.get(i, j + 1) - self.get(i, j)) * tv;
         let far = self.get(i + 1, j) + (self.get(i + 1, j + 1) - self.get(i + 1, j)) * tv;
@@ -106,12 +112,8 @@ impl Lattice {
     /// in value and slope across lattice lines, so a hillshade shows no lattice grid.
     #[inline]
     pub fn at_cubic(&self, u: f32, v: f32) -> f32 {
-        let n = LATTICE_CELLS as f32;
-        let fu = (u * n).clamp(0.0, n);
-        let fv = (v * n).clamp(0.0, n);
-        let i = (fu as usize).min(LATTICE_CELLS - 1);
-        let j = (fv as usize).min(LATTICE_CELLS - 1);
-        let (wu, wv) = (catmull_rom(fu - i as f32), catmull_rom(fv - j as f32));
+        let (i, j, tu, tv) = Self::cell(u, v);
+        let (wu, wv) = (catmull_rom(tu), catmull_rom(tv));
         let side = LATTICE_CELLS + 3;
         let mut sum = 0.0;
         // Offset storage: sample i − 1 of the square is stored at i.
