@@ -194,11 +194,13 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         args.out.display()
     );
     if config.skip_roads {
-        println!("==> SkipRoads: exporting a road-less iteration blueprint (empty road sections)");
+        println!("{}", "=".repeat(72));
+        println!("==> SkipRoads: the road pass is SKIPPED. The four road sections are written");
+        println!("    present and EMPTY: an iteration blueprint, not a world to ship.");
+        println!("    Drop --skip-roads (and SkipRoads in the config) to build the roads.");
+        println!("{}", "=".repeat(72));
     } else {
-        tracing::warn!(
-            "towns and roads are not generated yet: TOWN and the road sections are written empty"
-        );
+        tracing::debug!("roads: on (SkipRoads off)");
     }
     let progress = Progress::for_terminal(quiet);
     let started = Instant::now();
@@ -229,6 +231,19 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         "    basins (priority flood, not saved): {} depressions over {} cells; largest {} cells; deepest {:.1} m; median depth {:.2} m",
         b.basins, b.filled_cells, b.largest_cells, b.max_depth_m, b.median_depth_m
     );
+    if let Some(r) = &world.roads {
+        let s = &r.stats;
+        println!(
+            "    roads: {} highway, {} branch, {} rugged, {} trail paths; {} towns abandoned (over {:.0} % of MapSize from the network, or unreachable); {} nodes expanded",
+            s.paths[0],
+            s.paths[1],
+            s.paths[2],
+            s.paths[3],
+            s.abandoned,
+            islagen::stages::roads::ABANDON_FRACTION * 100.0,
+            s.expanded
+        );
+    }
     if let Some(e) = &world.erosion {
         println!(
             "    erosion: {} droplets on land, {} steps; cells carved past 0.5 / 5 / 10 m: {} / {} / {}; {} channel systems (≥ {} cells at ≥ {} m); deepest {:.1} m, highest build-up {:.1} m",

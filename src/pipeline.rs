@@ -5,10 +5,10 @@
 //! topography → mainland fill → crater placement and carve → mainland fill again (a carve can
 //! never leave a severed fragment) → water classification → render map (height curve, detail,
 //! coast shelf) → droplet erosion of the render map (when on) → biomes → water bodies →
-//! priority-flood basins (diagnostics) → towns. Every edit that moves the waterline happens on the raw *classify*
+//! priority-flood basins (diagnostics) → towns → roads (unless SkipRoads). Every edit that moves the waterline happens on the raw *classify*
 //! heights before the render map is made from them pixel by pixel, so the render map's waterline
-//! is the classify map's by construction. Roads are a later stage: until it lands the road
-//! sections are present and empty.
+//! is the classify map's by construction. With SkipRoads the road sections are present and
+//! empty and there is no `3_roads` snapshot.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -16,7 +16,7 @@ use std::time::Duration;
 use ndarray::Array2;
 use serde::Serialize;
 
-use crate::blueprint::{self, Blueprint, Params, Roads};
+use crate::blueprint::{self, Blueprint, Params};
 use crate::config::{Config, TerrainCurve, TerrainDetail};
 use crate::progress::Progress;
 use crate::snapshot;
@@ -28,6 +28,7 @@ use crate::stages::detail::{v1 as detail_v1, Detail};
 use crate::stages::erosion::{self, erode, ErosionError, ErosionStats, Schedule};
 use crate::stages::mainland::{count_components, mainland_fill};
 use crate::stages::render::{render, RenderPasses};
+use crate::stages::roads::{roads, CostGrid, RoadNetwork};
 use crate::stages::sea::{classify_water, SeaLevel, Water};
 use crate::stages::topography::{topography, Shape, TopographyParams};
 use crate::stages::towns::{towns, SmoothSite, TownInputs, TownStats};
@@ -65,6 +66,8 @@ pub struct World {
     pub basins: BasinStats,
     /// Towns per tier.
     pub towns: TownStats,
+    /// The road network, unless SkipRoads.
+    pub roads: Option<RoadNetwork>,
 }
 
 /// Figures about a world, for the closing summary and for tests.
@@ -250,6 +253,21 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
     });
     stage.finish();
 
+    let road_network = if config.skip_roads {
+        None
+    } else {
+        let stage = progress.stage("roads", town_list.len() as u64);
+        let grid = CostGrid::new(&heights, &water, &sea, &crater);
+        let network = roads(&grid, &town_list, &|| stage.tick());
+        stage.finish();
+        let s = &network.stats;
+        tracing::info!(
+            "roads: {} highway, {} branch, {} rugged, {} trail paths; {} towns abandoned; {} nodes expanded",
+            s.paths[0], s.paths[1], s.paths[2], s.paths[3], s.abandoned, s.expanded
+        );
+        Some(network)
+    };
+
     let stage = progress.stage("statistics", 0);
     let land_px = water.iter().filter(|w| **w == Water::Dry).count();
     let (islets, islet_px) = count_components((n, n), |x, y| {
@@ -300,7 +318,10 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         water_ids: Some(bodies.ids),
         water_bodies: Some(bodies.bodies),
         water_surface: Some(bodies.surface),
-        roads: Roads::default(),
+        roads: road_network
+            .as_ref()
+            .map(|r| r.roads.clone())
+            .unwrap_or_default(),
     };
     Ok(World {
         blueprint,
@@ -312,6 +333,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         erosion,
         basins,
         towns: town_stats,
+        roads: road_network,
     })
 }
 
@@ -325,7 +347,7 @@ pub struct Written {
 }
 
 /// The file names of a seed's outputs, GENERATOR.md's "Outputs".
-pub fn file_names(seed: i32) -> [String; 6] {
+pub fn file_names(seed: i32) -> [String; 7] {
     [
         format!("MapData_Seed_{seed}.dat"),
         format!("MapData_Seed_{seed}_v1.dat"),
@@ -333,6 +355,7 @@ pub fn file_names(seed: i32) -> [String; 6] {
         format!("Map_Seed_{seed}_0_water.png"),
         format!("Map_Seed_{seed}_1_biomes.png"),
         format!("Map_Seed_{seed}_2_towns.png"),
+        format!("Map_Seed_{seed}_3_roads.png"),
     ]
 }
 
@@ -343,7 +366,7 @@ pub fn export(world: &World, dir: &Path, progress: &Progress) -> anyhow::Result<
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut bp = world.blueprint.clone();
     bp.params.stamp_provenance();
-    let [v2, v1, height_png, water_png, biome_png, towns_png] =
+    let [v2, v1, height_png, water_png, biome_png, towns_png, roads_png] =
         file_names(bp.params.world_seed).map(|f| dir.join(f));
     // The blueprint writes wait on the disk, the snapshots on the CPU: run them side by side.
     let (blueprints, snapshots) = rayon::join(
@@ -380,8 +403,15 @@ pub fn export(world: &World, dir: &Path, progress: &Progress) -> anyhow::Result<
                 || write(biome_png, snapshot::biome_image(&bp.biomes)),
                 || write(towns_png, snapshot::towns_image(&bp.biomes, &bp.towns)),
             );
+            let mut images = vec![height?, water?, biome?, towns?];
+            if world.roads.is_some() {
+                images.push(write(
+                    roads_png,
+                    snapshot::roads_image(&bp.biomes, &bp.roads, &bp.towns),
+                )?);
+            }
             stage.finish();
-            Ok(vec![height?, water?, biome?, towns?])
+            Ok(images)
         },
     );
     let mut written = blueprints?;

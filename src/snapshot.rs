@@ -4,7 +4,9 @@
 //! - `1_biomes`: the biome palette below;
 //! - `2_towns`: the biome map with a disc per town, sized and coloured by tier (Capitol red,
 //!   Hub orange, Village yellow, Outpost white, POI magenta; highway nodes ringed in black,
-//!   everything else in dark grey).
+//!   everything else in dark grey);
+//! - `3_roads`: the biome map, the roads by tier (red highway, black branch, dark brown rugged,
+//!   light brown trail; wider for higher tiers), the towns on top.
 //!
 //! Images are built in parallel bands of rows and written atomically like every output.
 //!
@@ -31,7 +33,7 @@ use std::path::Path;
 use ndarray::Array2;
 use rayon::prelude::*;
 
-use crate::blueprint::{Biome, Town, TownTier};
+use crate::blueprint::{Biome, RoadTier, Roads, Town, TownTier};
 use crate::stages::curve::METRES_PER_RAW;
 use crate::stages::sea::SeaLevel;
 
@@ -114,7 +116,11 @@ pub fn town_marker(tier: TownTier) -> (f32, [u8; 3]) {
 
 /// The `2_towns` image: the biome map with a disc per town.
 pub fn towns_image(biomes: &Array2<Biome>, towns: &[Town]) -> Image {
-    let mut image = biome_image(biomes);
+    towns_image_over(biome_image(biomes), towns)
+}
+
+/// `image` with a disc per town.
+fn towns_image_over(mut image: Image, towns: &[Town]) -> Image {
     let (w, h) = (image.width, image.height);
     for t in towns {
         let (fraction, colour) = town_marker(t.tier);
@@ -148,6 +154,64 @@ pub fn towns_image(biomes: &Array2<Biome>, towns: &[Town]) -> Image {
         }
     }
     image
+}
+
+/// A road tier's line: width as a fraction of MapSize (at least 1 px) and colour.
+pub fn road_line(tier: RoadTier) -> (f32, [u8; 3]) {
+    match tier {
+        RoadTier::Highway => (0.0025, [210, 30, 30]),
+        RoadTier::Branch => (0.002, [0, 0, 0]),
+        RoadTier::Rugged => (0.0015, [92, 60, 30]),
+        RoadTier::Trail => (0.001, [181, 140, 90]),
+    }
+}
+
+/// Paints a disc of radius `r` at (cx, cy).
+fn disc(image: &mut Image, cx: f32, cy: f32, r: f32, colour: [u8; 3]) {
+    let (w, h) = (image.width, image.height);
+    let (x0, x1) = (
+        (cx - r).floor().max(0.0) as usize,
+        ((cx + r).ceil() as usize).min(w - 1),
+    );
+    let (y0, y1) = (
+        (cy - r).floor().max(0.0) as usize,
+        ((cy + r).ceil() as usize).min(h - 1),
+    );
+    for y in y0..=y1 {
+        for x in x0..=x1 {
+            if (x as f32 + 0.5 - cx).hypot(y as f32 + 0.5 - cy) <= r {
+                let at = (y * w + x) * 3;
+                image.rgb[at..at + 3].copy_from_slice(&colour);
+            }
+        }
+    }
+}
+
+/// The `3_roads` image: the biome map, the roads by tier (lowest tier first), the towns on top.
+pub fn roads_image(biomes: &Array2<Biome>, roads: &Roads, towns: &[Town]) -> Image {
+    let mut image = biome_image(biomes);
+    let w = image.width as f32;
+    for tier in RoadTier::ALL.iter().rev() {
+        let (fraction, colour) = road_line(*tier);
+        let r = (0.5 * fraction * w).max(0.5);
+        for path in roads.tier(*tier) {
+            for seg in path.windows(2) {
+                let (a, b) = (seg[0], seg[1]);
+                let steps = ((b[0] - a[0]).hypot(b[1] - a[1]) * 2.0).ceil().max(1.0) as usize;
+                for k in 0..=steps {
+                    let t = k as f32 / steps as f32;
+                    disc(
+                        &mut image,
+                        a[0] + (b[0] - a[0]) * t,
+                        a[1] + (b[1] - a[1]) * t,
+                        r,
+                        colour,
+                    );
+                }
+            }
+        }
+    }
+    towns_image_over(image, towns)
 }
 
 /// Hypsometric colour stops: metres above sea → RGB.

@@ -289,19 +289,12 @@ fn output_is_identical_whatever_the_thread_count() {
             .path()
             .join(format!("threads-{threads}-{}", config.is_some()));
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_islagen"));
-        cmd.args([
-            "--seed",
-            "31",
-            "--size",
-            "512",
-            "--skip-roads",
-            "-q",
-            "--out",
-        ])
-        .arg(&out)
-        .env("RAYON_NUM_THREADS", threads);
+        // The defaults (roads included), or the erosion config with --skip-roads.
+        cmd.args(["--seed", "31", "--size", "512", "-q", "--out"])
+            .arg(&out)
+            .env("RAYON_NUM_THREADS", threads);
         if let Some(c) = config {
-            cmd.arg("--config").arg(c);
+            cmd.arg("--config").arg(c).arg("--skip-roads");
         }
         let o = cmd.output().unwrap();
         assert!(o.status.success(), "{}", text(&o));
@@ -321,13 +314,23 @@ fn output_is_identical_whatever_the_thread_count() {
         );
         let has_eros = a.sections.iter().any(|(tag, _)| tag == "EROS");
         assert_eq!(has_eros, config.is_some());
-        for name in [
+        let roads = read_file(&one.join(v2)).unwrap().blueprint.roads;
+        assert_eq!(
+            roads.highway.is_empty(),
+            config.is_some(),
+            "roads iff not skipped"
+        );
+        let mut names = vec![
             "MapData_Seed_31_v1.dat",
             "Map_Seed_31_0_height.png",
             "Map_Seed_31_0_water.png",
             "Map_Seed_31_1_biomes.png",
             "Map_Seed_31_2_towns.png",
-        ] {
+        ];
+        if config.is_none() {
+            names.push("Map_Seed_31_3_roads.png");
+        }
+        for name in names {
             assert!(
                 read(&one, name) == read(&two, name),
                 "{name} differs between 1 and 2 threads ({config:?})"

@@ -13,6 +13,7 @@ pub mod flood;
 pub mod mainland;
 pub mod noise;
 pub mod render;
+pub mod roads;
 pub mod sea;
 pub mod topography;
 pub mod towns;
