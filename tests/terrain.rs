@@ -16,6 +16,7 @@ use ndarray::Array2;
 fn config(size: u32) -> Config {
     let mut c = Config::from_json("{}", "defaults").unwrap().config;
     c.map_size = size;
+    c.skip_roads = true; // roads have their own tests
     c
 }
 
