@@ -1,0 +1,103 @@
+//! Road timing at one MapSize (default 8192), for BENCHMARKS.md:
+//! 1. the whole road stage on a generated world (cost grid + network), with paths and expanded
+//!    nodes;
+//! 2. side by side on the same cost grid and endpoints — the longest highway leg of that
+//!    network — islagen's A* against the `pathfinding` crate's `astar` (same octile heuristic,
+//!    integer micro-costs for its `Ord` bound): the ratio of their times and of their costs.
+//!
+//! `cargo run --release --example roads_bench -- [SIZE] [SEED]`
+
+use std::time::Instant;
+
+use islagen::blueprint::RoadTier;
+use islagen::config::Config;
+use islagen::pipeline;
+use islagen::progress::Progress;
+use islagen::stages::roads::{astar, roads, CostGrid, Scratch};
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let size: u32 = args.first().and_then(|s| s.parse().ok()).unwrap_or(8192);
+    let seed: i32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let mut config = Config::from_json("{}", "defaults")?.config;
+    config.map_size = size;
+    config.skip_roads = true;
+    let world = pipeline::generate(&config, seed, &Progress::hidden())?;
+    let bp = &world.blueprint;
+
+    let t = Instant::now();
+    let grid = CostGrid::new(&bp.heights, &world.water, &world.sea, &world.crater);
+    let grid_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let network = roads(&grid, &bp.towns, &|| {});
+    let roads_s = t.elapsed().as_secs_f64();
+    let s = &network.stats;
+    println!(
+        "road stage at {size}: cost grid {grid_s:.2} s + network {roads_s:.2} s = {:.2} s; paths {:?}, {} abandoned, {} nodes expanded",
+        grid_s + roads_s,
+        s.paths,
+        s.abandoned,
+        s.expanded
+    );
+
+    let leg = network
+        .raw
+        .iter()
+        .filter(|r| r.tier == RoadTier::Highway)
+        .max_by_key(|r| r.cells.len())
+        .expect("a highway leg");
+    let (from, to) = (leg.cells[0], *leg.cells.last().unwrap());
+    let n = grid.side();
+    let mut scratch = Scratch::new(n);
+    let t = Instant::now();
+    let ours = astar(&grid, &mut scratch, from, to).expect("a path");
+    let ours_s = t.elapsed().as_secs_f64();
+    println!(
+        "longest highway leg: {} cells; islagen A* {ours_s:.3} s, {} nodes expanded, cost {:.1}",
+        ours.cells.len(),
+        scratch.expanded,
+        grid.path_cost(&ours.cells)
+    );
+
+    let octile = |a: usize, b: usize| {
+        let dx = (a / n).abs_diff(b / n) as f64;
+        let dy = (a % n).abs_diff(b % n) as f64;
+        let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
+        ((hi + (std::f64::consts::SQRT_2 - 1.0) * lo) * 1e6).floor() as u64
+    };
+    let successors = |&c: &u32| -> Vec<(u32, u64)> {
+        let (x, y) = (c as usize / n, c as usize % n);
+        let mut out = Vec::with_capacity(8);
+        for dx in -1isize..=1 {
+            for dy in -1isize..=1 {
+                let (nx, ny) = (x as isize + dx, y as isize + dy);
+                if (dx == 0 && dy == 0) || nx < 0 || ny < 0 || nx as usize >= n || ny as usize >= n {
+                    continue;
+                }
+                let ni = nx as usize * n + ny as usize;
+                let step = f64::from(grid.cost(ni));
+                if step.is_finite() {
+                    let len = if dx != 0 && dy != 0 { std::f64::consts::SQRT_2 } else { 1.0 };
+                    out.push((ni as u32, (len * step * 1e6).round() as u64));
+                }
+            }
+        }
+        out
+    };
+    let t = Instant::now();
+    let (path, _) = pathfinding::prelude::astar(
+        &from,
+        successors,
+        |&c| octile(c as usize, to as usize),
+        |&c| c == to,
+    )
+    .expect("a path");
+    let theirs_s = t.elapsed().as_secs_f64();
+    let theirs_cost = grid.path_cost(&path);
+    println!(
+        "pathfinding::astar {theirs_s:.3} s, cost {theirs_cost:.1}; islagen / pathfinding: time {:.3}, cost {:.6}",
+        ours_s / theirs_s,
+        grid.path_cost(&ours.cells) / theirs_cost
+    );
+    Ok(())
+}
