@@ -71,13 +71,18 @@ fn main() -> anyhow::Result<()> {
         for dx in -1isize..=1 {
             for dy in -1isize..=1 {
                 let (nx, ny) = (x as isize + dx, y as isize + dy);
-                if (dx == 0 && dy == 0) || nx < 0 || ny < 0 || nx as usize >= n || ny as usize >= n {
+                if (dx == 0 && dy == 0) || nx < 0 || ny < 0 || nx as usize >= n || ny as usize >= n
+                {
                     continue;
                 }
                 let ni = nx as usize * n + ny as usize;
                 let step = f64::from(grid.cost(ni));
                 if step.is_finite() {
-                    let len = if dx != 0 && dy != 0 { std::f64::consts::SQRT_2 } else { 1.0 };
+                    let len = if dx != 0 && dy != 0 {
+                        std::f64::consts::SQRT_2
+                    } else {
+                        1.0
+                    };
                     out.push((ni as u32, (len * step * 1e6).round() as u64));
                 }
             }

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use std::io::IsTerminal;
+
+use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 
 use islagen::blueprint;
@@ -63,6 +65,8 @@ enum Command {
         /// A v2 or v1 `.dat` file.
         file: PathBuf,
     },
+    /// Generate many seeds, a summary table (CSV + JSON lines) and a contact sheet; resumable.
+    Sweep(SweepCli),
     /// Re-encode any readable blueprint as v2 (or v1).
     Convert {
         /// Source `.dat`.
@@ -75,10 +79,65 @@ enum Command {
     },
 }
 
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+struct SweepCli {
+    #[command(subcommand)]
+    command: Option<SweepCommand>,
+    #[command(flatten)]
+    args: SweepArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum SweepCommand {
+    /// Join the tables (and contact sheets) of several sweep folders, e.g. a sweep's shards.
+    Merge {
+        /// Sweep folders to join.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Folder for the joined sweep.csv, sweep.jsonl and contact_sheet.png.
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+#[derive(Args, Debug)]
+struct SweepArgs {
+    /// Seeds: `A..B` (A through B, inclusive), a list `1,5,9`, or both (`1..100,512`).
+    #[arg(long, allow_hyphen_values = true)]
+    seeds: Option<String>,
+    /// A file of seeds: one per line (ranges and lists allowed), `#` comments.
+    #[arg(long)]
+    seeds_file: Option<PathBuf>,
+    /// Pixels per side (256..=32768); overrides MapSize in the config.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(256..=32768))]
+    size: Option<u32>,
+    /// Skip the road pass for every seed.
+    #[arg(long)]
+    skip_roads: bool,
+    /// A ServerConfig.json shared by every seed (its WorldSeed is ignored).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Seeds generated at once (default: every core at MapSize ≤ 2048, else one).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Take only every N-th seed, starting at the K-th (0-based): `K/N`, for job arrays.
+    #[arg(long)]
+    shard: Option<String>,
+    /// The sweep folder: every seed's outputs, records/, thumbs/, sweep.csv, sweep.jsonl,
+    /// contact_sheet.png.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let level = match (cli.quiet, cli.verbose) {
-        (true, _) => tracing::Level::WARN,
+    // A sweep's per-seed stage logs would drown its progress bar: warnings only, unless -v.
+    let sweeping = matches!(cli.command, Some(Command::Sweep(_)));
+    let level = match (cli.quiet || sweeping, cli.verbose) {
+        (true, 0) => tracing::Level::WARN,
+        (true, _) if cli.quiet => tracing::Level::WARN,
+        (true, 1) => tracing::Level::INFO,
         (false, 0) => tracing::Level::INFO,
         (false, 1) => tracing::Level::DEBUG,
         _ => tracing::Level::TRACE,
@@ -146,6 +205,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Some(Command::Sweep(sweep)) => run_sweep(sweep, cli.quiet),
         None => generate(cli.generate, cli.quiet),
     }
 }
@@ -160,20 +220,7 @@ fn load(path: &std::path::Path) -> Result<blueprint::Loaded> {
 }
 
 fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
-    let LoadedConfig {
-        mut config,
-        unknown_keys,
-        ..
-    } = match &args.config {
-        Some(path) => Config::load(path)?,
-        None => Config::from_json("{}", "defaults")?,
-    };
-    if !unknown_keys.is_empty() {
-        tracing::debug!(
-            "config keys islagen does not use: {}",
-            unknown_keys.join(", ")
-        );
-    }
+    let mut config = load_config(args.config.as_deref())?;
     if let Some(seed) = args.seed {
         config.world_seed = seed;
     }
@@ -264,6 +311,105 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
     }
     println!("    done in {:.2?}", started.elapsed());
     Ok(ExitCode::SUCCESS)
+}
+
+fn load_config(path: Option<&std::path::Path>) -> Result<Config> {
+    let LoadedConfig {
+        config,
+        unknown_keys,
+        ..
+    } = match path {
+        Some(path) => Config::load(path)?,
+        None => Config::from_json("{}", "defaults")?,
+    };
+    if !unknown_keys.is_empty() {
+        tracing::debug!(
+            "config keys islagen does not use: {}",
+            unknown_keys.join(", ")
+        );
+    }
+    Ok(config)
+}
+
+fn run_sweep(cli: SweepCli, quiet: bool) -> Result<ExitCode> {
+    use islagen::sweep;
+    if let Some(SweepCommand::Merge { dirs, out }) = cli.command {
+        let rows = sweep::write_tables(&dirs, &out)?;
+        println!(
+            "==> merged {} folders: {rows} seeds into {}",
+            dirs.len(),
+            out.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let a = cli.args;
+    let Some(out) = a.out else {
+        bail!("sweep needs --out DIR (the sweep folder)");
+    };
+    let mut seeds = match (&a.seeds, &a.seeds_file) {
+        (Some(spec), None) => sweep::parse_seeds(spec)?,
+        (None, Some(file)) => sweep::read_seed_file(file)?,
+        (Some(_), Some(_)) => bail!("give --seeds or --seeds-file, not both"),
+        (None, None) => bail!("sweep needs --seeds A..B (or a list) or --seeds-file PATH"),
+    };
+    if let Some(spec) = &a.shard {
+        let (k, n) = sweep::parse_shard(spec)?;
+        seeds = seeds.into_iter().skip(k).step_by(n).collect();
+    }
+    let mut config = load_config(a.config.as_deref())?;
+    if let Some(size) = a.size {
+        config.map_size = size;
+    }
+    config.skip_roads |= a.skip_roads;
+    println!(
+        "==> Sweep: {} seeds at MapSize {}{} into {}",
+        seeds.len(),
+        config.map_size,
+        if config.skip_roads {
+            " (SkipRoads)"
+        } else {
+            ""
+        },
+        out.display()
+    );
+    let bar = if !quiet && std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(seeds.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{prefix:>12} [{bar:40}] {pos}/{len} seeds, {elapsed} elapsed, ETA {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        bar.set_prefix("sweep");
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let plan = sweep::SweepPlan {
+        config,
+        seeds,
+        jobs: a.jobs,
+        out: out.clone(),
+    };
+    let report = sweep::run(&plan, &|_| bar.inc(1))?;
+    bar.finish_and_clear();
+    println!(
+        "==> {} seeds generated, {} already done (skipped), {} failed; {} seeds in {}",
+        report.generated,
+        report.skipped,
+        report.failed.len(),
+        report.rows,
+        out.join("sweep.csv").display()
+    );
+    for (seed, why) in &report.failed {
+        eprintln!("    seed {seed} failed: {why}");
+    }
+    Ok(if report.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn human_bytes(n: u64) -> String {

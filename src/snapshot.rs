@@ -190,18 +190,25 @@ fn disc(image: &mut Image, cx: f32, cy: f32, r: f32, colour: [u8; 3]) {
 /// The `3_roads` image: the biome map, the roads by tier (lowest tier first), the towns on top.
 pub fn roads_image(biomes: &Array2<Biome>, roads: &Roads, towns: &[Town]) -> Image {
     let mut image = biome_image(biomes);
+    paint_roads(&mut image, roads, 1.0);
+    towns_image_over(image, towns)
+}
+
+/// Paints `roads` (map pixel coordinates × `scale`) onto `image`, lowest tier first; lines are
+/// never thinner than one image pixel, so they stay visible on a thumbnail.
+pub fn paint_roads(image: &mut Image, roads: &Roads, scale: f32) {
     let w = image.width as f32;
     for tier in RoadTier::ALL.iter().rev() {
         let (fraction, colour) = road_line(*tier);
         let r = (0.5 * fraction * w).max(0.5);
         for path in roads.tier(*tier) {
             for seg in path.windows(2) {
-                let (a, b) = (seg[0], seg[1]);
+                let (a, b) = (seg[0].map(|c| c * scale), seg[1].map(|c| c * scale));
                 let steps = ((b[0] - a[0]).hypot(b[1] - a[1]) * 2.0).ceil().max(1.0) as usize;
                 for k in 0..=steps {
                     let t = k as f32 / steps as f32;
                     disc(
-                        &mut image,
+                        image,
                         a[0] + (b[0] - a[0]) * t,
                         a[1] + (b[1] - a[1]) * t,
                         r,
@@ -211,7 +218,6 @@ pub fn roads_image(biomes: &Array2<Biome>, roads: &Roads, towns: &[Town]) -> Ima
             }
         }
     }
-    towns_image_over(image, towns)
 }
 
 /// Hypsometric colour stops: metres above sea → RGB.
