@@ -284,15 +284,15 @@ pub fn downsample(image: &Image, side: usize) -> Image {
             for y in y0..y1 {
                 for x in x0..x1 {
                     let at = (y * image.width + x) * 3;
-                    for c in 0..3 {
-                        sum[c] += u64::from(image.rgb[at + c]);
+                    for (total, v) in sum.iter_mut().zip(&image.rgb[at..at + 3]) {
+                        *total += u64::from(*v);
                     }
                 }
             }
             let count = ((y1 - y0) * (x1 - x0)) as u64;
             let at = (ty * side + tx) * 3;
-            for c in 0..3 {
-                rgb[at + c] = (sum[c] / count) as u8;
+            for (v, total) in rgb[at..at + 3].iter_mut().zip(sum) {
+                *v = (total / count) as u8;
             }
         }
     }
@@ -355,7 +355,7 @@ pub fn run(plan: &SweepPlan, on_seed: &(dyn Fn(i32) + Sync)) -> Result<SweepRepo
             failed
         })
         .collect();
-    let rows = write_tables(&[dir.clone()], dir)?;
+    let rows = write_tables(std::slice::from_ref(dir), dir)?;
     Ok(SweepReport {
         generated: todo.len() - failures.len(),
         skipped: done.len(),
