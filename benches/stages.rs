@@ -1,0 +1,90 @@
+//! Every stage at MapSize 512 under criterion, so a regression in any of them shows up in one
+//! command: `cargo bench --bench stages`. The stages run on one generated world's own inputs.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use islagen::config::{Config, SeaLevelModel};
+use islagen::pipeline;
+use islagen::progress::Progress;
+use islagen::stages::basins::{basin_stats, fill_depressions, Outlets};
+use islagen::stages::erosion::{erode, Schedule};
+use islagen::stages::roads::{roads, CostGrid};
+use islagen::stages::sea::{classify_water, SeaLevel};
+use islagen::stages::topography::{topography, Shape, TopographyParams};
+use islagen::stages::water_bodies::water_bodies;
+
+const SIZE: u32 = 512;
+const SEED: i32 = 1;
+
+fn stages(c: &mut Criterion) {
+    let mut config = Config::from_json("{}", "defaults")
+        .expect("defaults")
+        .config;
+    config.map_size = SIZE;
+    let world = pipeline::generate(&config, SEED, &Progress::hidden()).expect("world");
+    let mut group = c.benchmark_group("stages_512");
+    group.sample_size(10);
+    let params = TopographyParams {
+        seed: SEED,
+        map_size: SIZE as usize,
+        axis_x: config.island_axis_x,
+        axis_y: config.island_axis_y,
+        islet_density: config.offshore_island_density,
+        sea: SeaLevel::new(SeaLevelModel::Flat(0.15), SIZE as usize),
+    };
+    group.bench_function("topography", |b| {
+        b.iter(|| topography(&Shape::new(&params), &|| {}))
+    });
+    group.bench_function("water_classification", |b| {
+        b.iter(|| classify_water(&world.classify_heights, &world.sea))
+    });
+    group.bench_function("water_bodies", |b| {
+        b.iter(|| water_bodies(&world.water, &world.sea).expect("bodies"))
+    });
+    group.bench_function("basins", |b| {
+        b.iter(|| {
+            let filled = fill_depressions(&world.blueprint.heights, Outlets::Ocean(&world.water));
+            basin_stats(&world.blueprint.heights, &filled)
+        })
+    });
+    let mut dials = config.erosion;
+    dials.droplet_count = 20_000;
+    group.bench_function("erosion_20k_droplets", |b| {
+        b.iter(|| {
+            let mut h = world.blueprint.heights.clone();
+            erode(
+                &mut h,
+                &world.sea,
+                &world.crater,
+                &dials,
+                SEED,
+                Schedule::Tiled,
+                &|| {},
+            )
+            .expect("erosion")
+        })
+    });
+    group.bench_function("roads", |b| {
+        b.iter(|| {
+            let grid = CostGrid::new(
+                &world.blueprint.heights,
+                &world.water,
+                &world.sea,
+                &world.crater,
+            );
+            roads(&grid, &world.blueprint.towns, &|| {})
+        })
+    });
+    let mut no_roads = config.clone();
+    no_roads.skip_roads = true;
+    group.bench_function("generate_without_roads", |b| {
+        b.iter(|| pipeline::generate(&no_roads, SEED, &Progress::hidden()).expect("world"))
+    });
+    let dir = tempfile::tempdir().expect("temp dir");
+    group.bench_function("export", |b| {
+        b.iter(|| pipeline::export(&world, dir.path(), &Progress::hidden()).expect("export"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, stages);
+criterion_main!(benches);

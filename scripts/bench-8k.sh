@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The end-to-end benchmark: the default pipeline at MapSize 8192, with roads and with
+# --skip-roads, under /usr/bin/time -v. Prints (and writes to target/bench-8k/bench-8k.md) a
+# markdown table of per-stage wall time, total wall time and peak memory, beside the original
+# tool's figures from GENERATOR.md (~25 min with roads, ~80 s with SkipRoads, ~12 s basins).
+# Usage: scripts/bench-8k.sh [SEED] [SIZE]   (defaults 1 and 8192)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seed=${1:-1}
+size=${2:-8192}
+dir=target/bench-8k
+mkdir -p "$dir"
+cargo build --release >/dev/null 2>&1
+run() { # $1 = label, rest = extra args
+  local label=$1; shift
+  /usr/bin/time -v target/release/islagen --seed "$seed" --size "$size" --out "$dir/out" "$@" \
+    > "$dir/$label.out" 2> "$dir/$label.err"
+  rm -f "$dir"/out/MapData_Seed_"$seed"*.dat "$dir"/out/Map_Seed_"$seed"_*.png
+}
+run roads
+run skip --skip-roads
+# "INFO <stage> in 2.52s" / "in 229.06ms" → seconds, per stage.
+stages() {
+  sed 's/\x1b\[[0-9;]*m//g' "$dir/$1.err" | awk '
+    / INFO / && / in [0-9.]+(ms|s|µs) stage=/ {
+      line = $0; sub(/^ *INFO /, "", line); sub(/ stage=.*/, "", line)
+      n = split(line, w, " in "); t = w[n]; name = w[1]
+      v = t + 0; if (t ~ /ms$/) v /= 1000; else if (t ~ /µs$/) v /= 1000000
+      printf "%s\t%.2f\n", name, v }'
+}
+stages roads > "$dir/roads.tsv"
+stages skip > "$dir/skip.tsv"
+wall() { awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$dir/$1.err"; }
+rss() { awk -F': ' '/Maximum resident set size/ {printf "%.2f GiB", $2 / 1048576}' "$dir/$1.err"; }
+{
+  echo "| stage | with roads | --skip-roads | original (GENERATOR.md) |"
+  echo "|---|---:|---:|---:|"
+  cut -f1 "$dir/roads.tsv" | while read -r stage; do
+    a=$(awk -F'\t' -v s="$stage" '$1 == s {print $2 " s"}' "$dir/roads.tsv")
+    b=$(awk -F'\t' -v s="$stage" '$1 == s {print $2 " s"}' "$dir/skip.tsv")
+    orig=""
+    [ "$stage" = "basins" ] && orig="~12 s"
+    [ "$stage" = "roads" ] && orig="(most of ~25 min)"
+    echo "| $stage | $a | ${b:-—} | $orig |"
+  done
+  echo "| **total wall** | **$(wall roads)** | **$(wall skip)** | ~25 min / ~80 s |"
+  echo "| peak RSS | $(rss roads) | $(rss skip) | |"
+} | tee "$dir/bench-8k.md"
