@@ -7,6 +7,7 @@ pub mod blueprint;
 pub mod config;
 pub mod digest;
 pub mod inspect;
+pub mod island_code;
 pub mod output;
 pub mod pipeline;
 pub mod progress;

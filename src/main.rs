@@ -67,6 +67,12 @@ enum Command {
     },
     /// Generate many seeds, a summary table (CSV + JSON lines) and a contact sheet; resumable.
     Sweep(SweepCli),
+    /// Decode, inspect and encode the game's island codes (the island save string).
+    #[command(subcommand, name = "island-code")]
+    IslandCode(IslandCodeCommand),
+    /// Turn a generated world into another game format.
+    #[command(subcommand)]
+    Export(ExportCommand),
     /// Re-encode any readable blueprint as v2 (or v1).
     Convert {
         /// Source `.dat`.
@@ -76,6 +82,49 @@ enum Command {
         /// Write the legacy v1 layout instead of v2.
         #[arg(long)]
         v1: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum IslandCodeCommand {
+    /// Decode an island code: a summary, or the island as JSON (editable), or a picture.
+    Decode {
+        /// The code itself (or use --file).
+        code: Option<String>,
+        /// A file holding the code.
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Print the island as JSON (grids as rows of one-letter tiles).
+        #[arg(long)]
+        json: bool,
+        /// Also write a picture of the grid.
+        #[arg(long)]
+        png: Option<PathBuf>,
+    },
+    /// Encode an island JSON (as `decode --json` prints it) into an island code.
+    Encode {
+        /// The island JSON.
+        file: PathBuf,
+        /// Write the code to this file as well as printing it.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum ExportCommand {
+    /// A generated world as an island code: the map downsampled to SIDE × SIDE tiles.
+    #[command(name = "island-code")]
+    IslandCode {
+        /// The world's blueprint (`.dat`, v2 or v1).
+        #[arg(long)]
+        from: PathBuf,
+        /// Tiles per side.
+        #[arg(long, default_value_t = 64)]
+        side: usize,
+        /// File for the code (default: beside the blueprint, `<name>.islandcode.txt`).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
 }
 
@@ -206,6 +255,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Sweep(sweep)) => run_sweep(sweep, cli.quiet),
+        Some(Command::IslandCode(cmd)) => island_code(cmd),
+        Some(Command::Export(ExportCommand::IslandCode { from, side, out })) => {
+            let bp = load(&from)?.blueprint;
+            let island = islagen::island_code::export::island_from_world(&bp, side)?;
+            let code = islagen::island_code::encode(&island);
+            let out = out.unwrap_or_else(|| from.with_extension("islandcode.txt"));
+            islagen::output::write_bytes_atomically(&out, format!("{code}\n").as_bytes())
+                .with_context(|| format!("writing {}", out.display()))?;
+            println!("{code}");
+            eprintln!("wrote {} ({side} × {side} tiles)", out.display());
+            Ok(ExitCode::SUCCESS)
+        }
         None => generate(cli.generate, cli.quiet),
     }
 }
@@ -311,6 +372,69 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
     }
     println!("    done in {:.2?}", started.elapsed());
     Ok(ExitCode::SUCCESS)
+}
+
+fn island_code(cmd: IslandCodeCommand) -> Result<ExitCode> {
+    use islagen::island_code::{self as ic, IslandJson};
+    match cmd {
+        IslandCodeCommand::Decode {
+            code,
+            file,
+            json,
+            png,
+        } => {
+            let text = match (code, file) {
+                (Some(c), None) => c,
+                (None, Some(f)) => std::fs::read_to_string(&f)
+                    .with_context(|| format!("reading {}", f.display()))?,
+                _ => bail!("give the code, or --file F (not both)"),
+            };
+            let island = ic::decode(&text).context("decoding the island code")?;
+            if let Some(path) = png {
+                islagen::snapshot::write_png(&path, &ic::picture(&island, 8))
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&IslandJson::from(&island))?
+                );
+            } else {
+                let count =
+                    |f: &dyn Fn(usize) -> bool| (0..island.ground.len()).filter(|&i| f(i)).count();
+                println!("island {} × {} tiles", island.side, island.side);
+                println!(
+                    "  buildings {}, remains {}, inner cliffs {}",
+                    island.buildings.len(),
+                    island.remains.len(),
+                    island.inner_cliffs.len()
+                );
+                for g in ic::Ground::ALL {
+                    println!("  ground {:?}: {}", g, count(&|i| island.ground[i] == *g));
+                }
+                for n in ic::Nature::ALL {
+                    println!("  nature {:?}: {}", n, count(&|i| island.nature[i] == *n));
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        IslandCodeCommand::Encode { file, out } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let json: IslandJson = serde_json::from_str(&text)
+                .with_context(|| format!("parsing {}", file.display()))?;
+            let island = json
+                .to_island()
+                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let code = ic::encode(&island);
+            if let Some(out) = out {
+                islagen::output::write_bytes_atomically(&out, format!("{code}\n").as_bytes())
+                    .with_context(|| format!("writing {}", out.display()))?;
+            }
+            println!("{code}");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }
 
 fn load_config(path: Option<&std::path::Path>) -> Result<Config> {

@@ -1,0 +1,205 @@
+//! Island codes: round trips of random islands, every hostile case, and an exported world.
+
+use islagen::config::Config;
+use islagen::island_code::{
+    self as ic, export::island_from_world, Building, Ground, InnerCliff, Island, IslandCodeError,
+    IslandJson, Nature,
+};
+use islagen::pipeline;
+use islagen::progress::Progress;
+use proptest::prelude::*;
+
+fn building() -> impl Strategy<Value = Building> {
+    (
+        any::<i32>(),
+        any::<i32>(),
+        any::<i32>(),
+        0..4i32,
+        0..2i32,
+        any::<i32>(),
+        proptest::option::of(any::<u64>()),
+        any::<i32>(),
+    )
+        .prop_map(
+            |(type_id, x, y, orient, mirror, health, disaster, turn)| Building {
+                type_id,
+                x,
+                y,
+                orient,
+                mirror,
+                health,
+                disaster,
+                turn,
+            },
+        )
+}
+
+fn island() -> impl Strategy<Value = Island> {
+    (1usize..24).prop_flat_map(|side| {
+        let n = side * side;
+        (
+            proptest::collection::vec(building(), 0..4),
+            proptest::collection::vec(building(), 0..3),
+            // Runs of tiles, so the grids have the long runs real islands have.
+            proptest::collection::vec((0..Ground::ALL.len(), 1usize..40), 1..20),
+            proptest::collection::vec(0..Nature::ALL.len(), n..=n),
+            proptest::collection::vec(
+                (
+                    any::<i32>(),
+                    any::<i32>(),
+                    any::<i32>(),
+                    any::<i32>(),
+                    any::<i32>(),
+                    0..4i32,
+                    0..2i32,
+                ),
+                0..3,
+            ),
+        )
+            .prop_map(move |(buildings, remains, ground_runs, nature, cliffs)| {
+                let ground: Vec<Ground> = ground_runs
+                    .iter()
+                    .flat_map(|&(g, len)| std::iter::repeat_n(Ground::ALL[g], len))
+                    .cycle()
+                    .take(n)
+                    .collect();
+                Island {
+                    buildings,
+                    remains,
+                    side,
+                    ground,
+                    nature: nature.into_iter().map(|k| Nature::ALL[k]).collect(),
+                    inner_cliffs: cliffs
+                        .into_iter()
+                        .map(|(c, a, b, x, y, orient, mirror)| InnerCliff {
+                            c,
+                            a,
+                            b,
+                            x,
+                            y,
+                            orient,
+                            mirror,
+                        })
+                        .collect(),
+                }
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn random_islands_round_trip(island in island()) {
+        let stream = ic::encode_stream(&island);
+        let decoded = ic::decode_stream(&stream).unwrap();
+        prop_assert_eq!(&decoded, &island);
+        // decode → encode reproduces the packed-int stream byte for byte.
+        prop_assert_eq!(ic::encode_stream(&decoded), stream);
+        // Through base64 and raw DEFLATE, and through the JSON form.
+        prop_assert_eq!(ic::decode(&ic::encode(&island)).unwrap(), island.clone());
+        let json: IslandJson = serde_json::from_str(&serde_json::to_string(&IslandJson::from(&island)).unwrap()).unwrap();
+        prop_assert_eq!(json.to_island().unwrap(), island);
+    }
+}
+
+/// A stream from packed values, for hand-made hostile cases.
+fn stream(i32s: &[i32]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for v in i32s {
+        ic::write_i32(&mut out, *v);
+    }
+    out
+}
+
+fn invalid(result: Result<Island, IslandCodeError>, what: &str) {
+    match result {
+        Err(IslandCodeError::Invalid { what: w, .. }) => {
+            assert!(w.contains(what), "{w} for {what}")
+        }
+        other => panic!("expected an invalid {what}, got {other:?}"),
+    }
+}
+
+#[test]
+fn hostile_codes_get_typed_errors() {
+    assert!(matches!(
+        ic::decode("not base64 !!"),
+        Err(IslandCodeError::Base64(_))
+    ));
+    assert!(matches!(
+        ic::decode("AAAA"),
+        Err(IslandCodeError::Deflate(_) | IslandCodeError::Truncated { .. })
+    ));
+    // A DEFLATE bomb: 80 MiB of zeros compress to ~80 KiB.
+    let bomb = ic::pack(&vec![0u8; 80 << 20]);
+    assert!(bomb.len() < 200_000);
+    assert_eq!(ic::decode(&bomb), Err(IslandCodeError::TooLarge));
+    // A truncated varint.
+    assert!(matches!(
+        ic::decode_stream(&[0xF9, 0x01]),
+        Err(IslandCodeError::Truncated { .. })
+    ));
+    // Counts larger than the stream could hold.
+    invalid(
+        ic::decode_stream(&stream(&[1_000_000, 1, 2])),
+        "building count",
+    );
+    invalid(ic::decode_stream(&stream(&[-1])), "building count");
+    // A totalLength that is not a square, a side over the limit, a run past the end, a value
+    // with no tile.
+    invalid(ic::decode_stream(&stream(&[0, 0, 5, 5, 2])), "ground tiles");
+    invalid(
+        ic::decode_stream(&stream(&[0, 0, 5000 * 5000, 1, 2])),
+        "ground tiles",
+    );
+    invalid(ic::decode_stream(&stream(&[0, 0, 4, 5, 2])), "ground tiles");
+    invalid(ic::decode_stream(&stream(&[0, 0, 4, 4, 9])), "ground tiles");
+    invalid(
+        ic::decode_stream(&stream(&[0, 0, 4, 4, 2, 4, 4, 6])),
+        "nature tiles",
+    );
+    invalid(
+        ic::decode_stream(&stream(&[0, 0, 4, 4, 2, 9, 9, -1])),
+        "nature tiles",
+    );
+    // A zigzag value outside i32.
+    let mut big = Vec::new();
+    ic::write_u64(&mut big, 1 << 40);
+    invalid(ic::decode_stream(&big), "building count");
+    // Bytes after the island.
+    let mut trailing = stream(&[0, 0, 1, 1, 2, 1, 1, -1, 0]);
+    assert!(ic::decode_stream(&trailing).is_ok());
+    trailing.push(0);
+    assert_eq!(
+        ic::decode_stream(&trailing),
+        Err(IslandCodeError::Trailing(1))
+    );
+}
+
+#[test]
+fn an_exported_world_decodes_back_to_its_grid() {
+    let mut c = Config::from_json("{}", "defaults").unwrap().config;
+    c.map_size = 512;
+    c.skip_roads = true;
+    let world = pipeline::generate(&c, 42, &Progress::hidden()).unwrap();
+    let island = island_from_world(&world.blueprint, 64).unwrap();
+    assert_eq!(ic::decode(&ic::encode(&island)).unwrap(), island);
+    assert!(island.buildings.is_empty());
+    let count = |g: Ground| island.ground.iter().filter(|x| **x == g).count();
+    assert_eq!(island.ground[0], Ground::Water, "the corner is open ocean");
+    assert!(count(Ground::Grass) > 500 && count(Ground::Water) > 1500);
+    assert!(count(Ground::Meteorite) > 0, "the crater shows");
+    assert!(island.nature.contains(&Nature::Tree));
+    // Land tiles sit over land: the tile holding the highest point of the map is not water.
+    let (mut best, mut at) = (f32::MIN, (0, 0));
+    for ((x, y), &h) in world.blueprint.heights.indexed_iter() {
+        if h > best {
+            best = h;
+            at = (x, y);
+        }
+    }
+    let (tx, ty) = (at.0 * 64 / 512, at.1 * 64 / 512);
+    assert_ne!(island.ground[ty * 64 + tx], Ground::Water);
+    assert!(island_from_world(&world.blueprint, 0).is_err());
+    assert!(island_from_world(&world.blueprint, 513).is_err());
+}
