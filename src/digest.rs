@@ -78,6 +78,11 @@ pub fn v2(bytes: &[u8]) -> Result<V2Digest, DigestError> {
 
 /// SHA-256 (hex) of a v1 file: all of it.
 pub fn v1(bytes: &[u8]) -> String {
+    sha256(bytes)
+}
+
+/// SHA-256 (hex) of any bytes.
+pub fn sha256(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 

@@ -15,6 +15,7 @@ pub mod roundtrip;
 pub mod seed;
 pub mod snapshot;
 pub mod stages;
+pub mod structures;
 pub mod sweep;
 
 /// The short git hash of the source this binary was built from, or "" outside a checkout.

@@ -48,6 +48,10 @@ struct GenerateArgs {
     /// Folder for the blueprints and snapshots.
     #[arg(long, default_value = ".")]
     out: PathBuf,
+    /// Write the structure sidecar as `assets/MapData_Seed_<seed>/structures.json` (the game's
+    /// layout) instead of `MapData_Seed_<seed>.structures.json` beside the blueprint.
+    #[arg(long)]
+    assets_layout: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -73,6 +77,9 @@ enum Command {
     /// Turn a generated world into another game format.
     #[command(subcommand)]
     Export(ExportCommand),
+    /// Validate, normalise and query `structures.json` sidecars.
+    #[command(subcommand)]
+    Structures(StructuresCommand),
     /// Re-encode any readable blueprint as v2 (or v1).
     Convert {
         /// Source `.dat`.
@@ -108,6 +115,46 @@ enum IslandCodeCommand {
         /// Write the code to this file as well as printing it.
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum StructuresCommand {
+    /// Validate a sidecar; with --map also report footprints on water or off the map.
+    Check {
+        /// The structures.json.
+        file: PathBuf,
+        /// The world it belongs to.
+        #[arg(long)]
+        map: Option<PathBuf>,
+    },
+    /// Write the normalised document (defaults filled in, stable key order).
+    Normalize {
+        /// The structures.json to read.
+        input: PathBuf,
+        /// Where to write the normalised one.
+        output: PathBuf,
+    },
+    /// Whether a structure of TYPE can be placed with its footprint origin at (X, Y); exit 0
+    /// for yes, 1 for no.
+    CanPlace {
+        /// The structures.json.
+        file: PathBuf,
+        /// The type id.
+        #[arg(name = "TYPE")]
+        type_id: String,
+        /// Footprint origin x, map pixels.
+        #[arg(allow_negative_numbers = true)]
+        x: i64,
+        /// Footprint origin y, map pixels.
+        #[arg(allow_negative_numbers = true)]
+        y: i64,
+        /// The world, for water, slope and bounds.
+        #[arg(long)]
+        map: Option<PathBuf>,
+        /// List every refusing cell and its reason.
+        #[arg(long)]
+        why: bool,
     },
 }
 
@@ -256,6 +303,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Some(Command::Sweep(sweep)) => run_sweep(sweep, cli.quiet),
         Some(Command::IslandCode(cmd)) => island_code(cmd),
+        Some(Command::Structures(cmd)) => structures(cmd),
         Some(Command::Export(ExportCommand::IslandCode { from, side, out })) => {
             let bp = load(&from)?.blueprint;
             let island = islagen::island_code::export::island_from_world(&bp, side)?;
@@ -313,7 +361,12 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
     let progress = Progress::for_terminal(quiet);
     let started = Instant::now();
     let world = pipeline::generate(&config, seed, &progress)?;
-    let written = pipeline::export(&world, &args.out, &progress)?;
+    let layout = if args.assets_layout {
+        pipeline::SidecarLayout::Assets
+    } else {
+        pipeline::SidecarLayout::Beside
+    };
+    let written = pipeline::export_with(&world, &args.out, layout, &progress)?;
     let s = &world.stats;
     println!("==> Seed {} at MapSize {}", s.seed, s.map_size);
     println!(
@@ -372,6 +425,93 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
     }
     println!("    done in {:.2?}", started.elapsed());
     Ok(ExitCode::SUCCESS)
+}
+
+fn structures(cmd: StructuresCommand) -> Result<ExitCode> {
+    use islagen::structures::{self as st, MapView};
+    let read = |path: &PathBuf| -> Result<st::Document> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        st::parse(&text)
+            .with_context(|| format!("{} is not a valid structures.json", path.display()))
+    };
+    let water_of = |bp: &islagen::blueprint::Blueprint, x: usize, y: usize| {
+        bp.water_ids.as_ref().map_or_else(
+            || {
+                matches!(
+                    bp.biomes[[x, y]],
+                    islagen::blueprint::Biome::Ocean | islagen::blueprint::Biome::Lake
+                )
+            },
+            |ids| ids[[x, y]] != 0,
+        )
+    };
+    match cmd {
+        StructuresCommand::Check { file, map } => {
+            let doc = read(&file)?;
+            println!(
+                "{}: valid (version 1, {} types, {} structures)",
+                file.display(),
+                doc.types.len(),
+                doc.structures.len()
+            );
+            if let Some(map) = map {
+                let bp = load(&map)?.blueprint;
+                let water = |x: usize, y: usize| water_of(&bp, x, y);
+                let problems = st::map_problems(
+                    &doc,
+                    &MapView {
+                        heights: &bp.heights,
+                        water: &water,
+                    },
+                );
+                for (id, cell, why) in &problems {
+                    println!("  {id}: cell ({}, {}) {why:?}", cell.0, cell.1);
+                }
+                if !problems.is_empty() {
+                    println!("{} footprint cells on water or off the map", problems.len());
+                    return Ok(ExitCode::FAILURE);
+                }
+                println!("  every footprint is on land and on the map");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        StructuresCommand::Normalize { input, output } => {
+            let doc = read(&input)?;
+            islagen::output::write_bytes_atomically(&output, doc.to_json().as_bytes())
+                .with_context(|| format!("writing {}", output.display()))?;
+            println!("wrote {}", output.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        StructuresCommand::CanPlace {
+            file,
+            type_id,
+            x,
+            y,
+            map,
+            why,
+        } => {
+            let doc = read(&file)?;
+            let bp = map.as_deref().map(load).transpose()?.map(|l| l.blueprint);
+            let water = |cx: usize, cy: usize| bp.as_ref().is_some_and(|b| water_of(b, cx, cy));
+            let view = bp.as_ref().map(|b| MapView {
+                heights: &b.heights,
+                water: &water,
+            });
+            let problems = st::placement_problems(&doc, &type_id, x, y, view.as_ref())?;
+            println!("{}", if problems.is_empty() { "yes" } else { "no" });
+            if why {
+                for (cell, reason) in &problems {
+                    println!("  cell ({}, {}): {reason:?}", cell.0, cell.1);
+                }
+            }
+            Ok(if problems.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+    }
 }
 
 fn island_code(cmd: IslandCodeCommand) -> Result<ExitCode> {

@@ -347,7 +347,7 @@ pub struct Written {
 }
 
 /// The file names of a seed's outputs, GENERATOR.md's "Outputs".
-pub fn file_names(seed: i32) -> [String; 7] {
+pub fn file_names(seed: i32) -> [String; 8] {
     [
         format!("MapData_Seed_{seed}.dat"),
         format!("MapData_Seed_{seed}_v1.dat"),
@@ -356,18 +356,51 @@ pub fn file_names(seed: i32) -> [String; 7] {
         format!("Map_Seed_{seed}_1_biomes.png"),
         format!("Map_Seed_{seed}_2_towns.png"),
         format!("Map_Seed_{seed}_3_roads.png"),
+        format!("MapData_Seed_{seed}.structures.json"),
     ]
+}
+
+/// Where the structure sidecar goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SidecarLayout {
+    /// `MapData_Seed_<seed>.structures.json` beside the blueprint.
+    #[default]
+    Beside,
+    /// `assets/MapData_Seed_<seed>/structures.json` under the output folder, the game's layout.
+    Assets,
+}
+
+/// The path of a world's structure sidecar under `dir`.
+pub fn sidecar_path(dir: &Path, seed: i32, layout: SidecarLayout) -> PathBuf {
+    match layout {
+        SidecarLayout::Beside => dir.join(&file_names(seed)[7]),
+        SidecarLayout::Assets => dir
+            .join("assets")
+            .join(format!("MapData_Seed_{seed}"))
+            .join("structures.json"),
+    }
 }
 
 /// Exports `world` into `dir` (created if missing): the v2 blueprint, the v1 dual-write and the
 /// snapshots, each written atomically. Provenance is stamped now.
 pub fn export(world: &World, dir: &Path, progress: &Progress) -> anyhow::Result<Vec<Written>> {
+    export_with(world, dir, SidecarLayout::Beside, progress)
+}
+
+/// [`export`] with the structure sidecar placed by `layout`.
+pub fn export_with(
+    world: &World,
+    dir: &Path,
+    layout: SidecarLayout,
+    progress: &Progress,
+) -> anyhow::Result<Vec<Written>> {
     use anyhow::Context;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut bp = world.blueprint.clone();
     bp.params.stamp_provenance();
-    let [v2, v1, height_png, water_png, biome_png, towns_png, roads_png] =
+    let [v2, v1, height_png, water_png, biome_png, towns_png, roads_png, _] =
         file_names(bp.params.world_seed).map(|f| dir.join(f));
+    let sidecar = sidecar_path(dir, bp.params.world_seed, layout);
     // The blueprint writes wait on the disk, the snapshots on the CPU: run them side by side.
     let (blueprints, snapshots) = rayon::join(
         || -> anyhow::Result<Vec<Written>> {
@@ -416,6 +449,17 @@ pub fn export(world: &World, dir: &Path, progress: &Progress) -> anyhow::Result<
     );
     let mut written = blueprints?;
     written.extend(snapshots?);
+    let structures = crate::structures::from_world(&bp).to_json();
+    if let Some(parent) = sidecar.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    crate::output::write_bytes_atomically(&sidecar, structures.as_bytes())
+        .with_context(|| format!("writing {}", sidecar.display()))?;
+    written.push(Written {
+        bytes: structures.len() as u64,
+        path: sidecar,
+    });
     Ok(written)
 }
 

@@ -253,6 +253,7 @@ fn generate_writes_both_blueprints_and_the_snapshots_atomically() {
         names,
         [
             "MapData_Seed_9.dat",
+            "MapData_Seed_9.structures.json",
             "MapData_Seed_9_v1.dat",
             "Map_Seed_9_0_height.png",
             "Map_Seed_9_0_water.png",
@@ -394,4 +395,72 @@ fn island_codes_export_decode_to_json_and_encode_back() {
     let o = islagen(&["island-code", "decode", "@@@"]);
     assert!(!o.status.success());
     assert!(text(&o).contains("base64"), "{}", text(&o));
+}
+
+#[test]
+fn structures_commands_and_the_assets_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = islagen(&[
+        "--seed",
+        "5",
+        "--size",
+        "256",
+        "--skip-roads",
+        "-q",
+        "--assets-layout",
+        "--out",
+        out,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let sidecar = dir.path().join("assets/MapData_Seed_5/structures.json");
+    assert!(
+        sidecar.exists(),
+        "the assets layout puts the sidecar under assets/<mapName>/"
+    );
+    assert!(!dir.path().join("MapData_Seed_5.structures.json").exists());
+    let (file, map) = (
+        sidecar.to_str().unwrap(),
+        dir.path().join("MapData_Seed_5.dat"),
+    );
+    let map = map.to_str().unwrap();
+    let o = islagen(&["structures", "check", file, "--map", map]);
+    assert!(
+        o.status.success() && text(&o).contains("valid"),
+        "{}",
+        text(&o)
+    );
+    let normal = dir.path().join("normal.json");
+    let o = islagen(&["structures", "normalize", file, normal.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(
+        std::fs::read(&normal).unwrap(),
+        std::fs::read(&sidecar).unwrap()
+    );
+    let o = islagen(&[
+        "structures",
+        "can-place",
+        file,
+        "poi",
+        "1",
+        "1",
+        "--map",
+        map,
+        "--why",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).starts_with("no") && text(&o).contains("Water"),
+        "{}",
+        text(&o)
+    );
+    let broken = dir.path().join("broken.json");
+    std::fs::write(
+        &broken,
+        r#"{"version": 1, "structures": [{"id": "a", "type": "x", "pixelX": 0, "pixelY": 0}]}"#,
+    )
+    .unwrap();
+    let o = islagen(&["structures", "check", broken.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("structures[0].type"), "{}", text(&o));
 }

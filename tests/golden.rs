@@ -38,6 +38,9 @@ struct Entry {
     v2_sections: Vec<[String; 2]>,
     /// Digest of the whole v1 file.
     v1: String,
+    /// Digest of the structures.json sidecar.
+    #[serde(default)]
+    structures: String,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -69,7 +72,8 @@ fn regenerate(seed: i32, size: u32, erosion: bool) -> (PathBuf, Entry) {
     }
     let world = pipeline::generate(&config, seed, &Progress::hidden()).unwrap();
     pipeline::export(&world, &out, &Progress::hidden()).unwrap();
-    let [v2_name, v1_name, ..] = pipeline::file_names(seed);
+    let names = pipeline::file_names(seed);
+    let (v2_name, v1_name, sidecar) = (&names[0], &names[1], &names[7]);
     let v2 = digest::v2(&std::fs::read(out.join(v2_name)).unwrap()).unwrap();
     let v1 = digest::v1(&std::fs::read(out.join(v1_name)).unwrap());
     let entry = Entry {
@@ -79,6 +83,7 @@ fn regenerate(seed: i32, size: u32, erosion: bool) -> (PathBuf, Entry) {
         v2_world: v2.world,
         v2_sections: v2.sections.into_iter().map(|(t, h)| [t, h]).collect(),
         v1,
+        structures: digest::sha256(&std::fs::read(out.join(sidecar)).unwrap()),
     };
     (out, entry)
 }
@@ -140,6 +145,9 @@ fn golden_worlds_are_unchanged() {
                 }
                 if golden.v1 != entry.v1 {
                     failures.push(format!("{case}: v1 file digest differs"));
+                }
+                if golden.structures != entry.structures {
+                    failures.push(format!("{case}: structures.json differs"));
                 }
             }
         }
