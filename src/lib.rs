@@ -15,6 +15,7 @@ pub mod roundtrip;
 pub mod seed;
 pub mod snapshot;
 pub mod stages;
+pub mod starmade;
 pub mod structures;
 pub mod sweep;
 

@@ -80,6 +80,9 @@ enum Command {
     /// Validate, normalise and query `structures.json` sidecars.
     #[command(subcommand)]
     Structures(StructuresCommand),
+    /// Read, check and re-write StarMade blueprints (folders or `.sment` archives).
+    #[command(subcommand)]
+    Starmade(StarmadeCommand),
     /// Re-encode any readable blueprint as v2 (or v1).
     Convert {
         /// Source `.dat`.
@@ -115,6 +118,27 @@ enum IslandCodeCommand {
         /// Write the code to this file as well as printing it.
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum StarmadeCommand {
+    /// Header, meta, logic, every region and segment; checks the block histogram against the
+    /// header's element map (exit 1 on a mismatch).
+    Inspect {
+        /// A blueprint folder or `.sment` archive.
+        path: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-write a blueprint as header version 3 with `.smd3` regions: a folder and a `.sment`.
+    Write {
+        /// A blueprint folder or `.sment` archive.
+        path: PathBuf,
+        /// Output folder.
+        #[arg(long)]
+        out: PathBuf,
     },
 }
 
@@ -158,8 +182,30 @@ enum StructuresCommand {
     },
 }
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum EntityArg {
+    Asteroid,
+    Planet,
+    Station,
+}
+
 #[derive(Subcommand, Debug)]
 enum ExportCommand {
+    /// A generated world as a StarMade blueprint: a folder and a `.sment` archive.
+    Starmade {
+        /// The world's blueprint (`.dat`).
+        #[arg(long)]
+        from: PathBuf,
+        /// Output folder.
+        #[arg(long)]
+        out: PathBuf,
+        /// Blocks across the island's longer side.
+        #[arg(long, default_value_t = 256)]
+        width: usize,
+        /// The StarMade entity.
+        #[arg(long, value_enum, default_value = "asteroid")]
+        entity: EntityArg,
+    },
     /// A generated world as an island code: the map downsampled to SIDE × SIDE tiles.
     #[command(name = "island-code")]
     IslandCode {
@@ -304,6 +350,38 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Sweep(sweep)) => run_sweep(sweep, cli.quiet),
         Some(Command::IslandCode(cmd)) => island_code(cmd),
         Some(Command::Structures(cmd)) => structures(cmd),
+        Some(Command::Starmade(cmd)) => starmade(cmd),
+        Some(Command::Export(ExportCommand::Starmade {
+            from,
+            out,
+            width,
+            entity,
+        })) => {
+            use islagen::starmade::export::{island, Entity};
+            let bp = load(&from)?.blueprint;
+            let entity = match entity {
+                EntityArg::Asteroid => Entity::Asteroid,
+                EntityArg::Planet => Entity::Planet,
+                EntityArg::Station => Entity::Station,
+            };
+            let name = format!("Island_Seed_{}", bp.params.world_seed);
+            let voxels = island(&bp, width, entity, &name).map_err(anyhow::Error::msg)?;
+            islagen::starmade::write(&voxels.blueprint, &out).map_err(anyhow::Error::msg)?;
+            let blocks: i64 = voxels
+                .blueprint
+                .header
+                .elements
+                .iter()
+                .map(|(_, n)| i64::from(*n))
+                .sum();
+            println!(
+                "wrote {} and {}.sment: {blocks} blocks, {:.1} m per block",
+                out.join(&name).display(),
+                out.join(&name).display(),
+                voxels.metres_per_block
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Some(Command::Export(ExportCommand::IslandCode { from, side, out })) => {
             let bp = load(&from)?.blueprint;
             let island = islagen::island_code::export::island_from_world(&bp, side)?;
@@ -425,6 +503,41 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
     }
     println!("    done in {:.2?}", started.elapsed());
     Ok(ExitCode::SUCCESS)
+}
+
+fn starmade(cmd: StarmadeCommand) -> Result<ExitCode> {
+    match cmd {
+        StarmadeCommand::Inspect { path, json } => {
+            let bp = islagen::starmade::read_path(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let report = bp.report();
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{report}");
+            }
+            fn clean(r: &islagen::starmade::Report) -> bool {
+                r.mismatches.is_empty() && r.children.iter().all(clean)
+            }
+            Ok(if clean(&report) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        StarmadeCommand::Write { path, out } => {
+            let bp = islagen::starmade::read_path(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            islagen::starmade::write(&bp, &out).map_err(anyhow::Error::msg)?;
+            println!(
+                "wrote {}/{} and {}.sment",
+                out.display(),
+                bp.name,
+                out.join(&bp.name).display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }
 
 fn structures(cmd: StructuresCommand) -> Result<ExitCode> {

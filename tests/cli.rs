@@ -464,3 +464,98 @@ fn structures_commands_and_the_assets_layout() {
     assert!(!o.status.success());
     assert!(text(&o).contains("structures[0].type"), "{}", text(&o));
 }
+
+#[test]
+fn starmade_inspect_write_and_export() {
+    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/starmade");
+    let o = islagen(&[
+        "starmade",
+        "inspect",
+        vectors.join("B_Box.sment").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    for needle in [
+        "header v3",
+        "151 blocks",
+        "block histogram = element map",
+        "meta: version",
+    ] {
+        assert!(
+            text(&o).contains(needle),
+            "inspect lacks {needle:?}: {}",
+            text(&o)
+        );
+    }
+    let o = islagen(&[
+        "starmade",
+        "inspect",
+        "--json",
+        vectors.join("B_Rail_Rotation.sment").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(!json["children"].as_array().unwrap().is_empty());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = islagen(&[
+        "starmade",
+        "write",
+        vectors.join("0_161_6_ship.sment").to_str().unwrap(),
+        "--out",
+        out,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = islagen(&[
+        "starmade",
+        "inspect",
+        dir.path().join("0_1616_ship").to_str().unwrap(),
+    ]);
+    assert!(
+        o.status.success() && text(&o).contains("header v3"),
+        "{}",
+        text(&o)
+    );
+    // A world exported as a StarMade asteroid.
+    let o = islagen(&[
+        "--seed",
+        "2",
+        "--size",
+        "256",
+        "--skip-roads",
+        "-q",
+        "--out",
+        out,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let dat = dir.path().join("MapData_Seed_2.dat");
+    let o = islagen(&[
+        "export",
+        "starmade",
+        "--from",
+        dat.to_str().unwrap(),
+        "--out",
+        out,
+        "--width",
+        "64",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = islagen(&[
+        "starmade",
+        "inspect",
+        dir.path().join("Island_Seed_2.sment").to_str().unwrap(),
+    ]);
+    assert!(
+        o.status.success() && text(&o).contains("entity type 3"),
+        "{}",
+        text(&o)
+    );
+    // Garbage is a clean error.
+    let junk = dir.path().join("junk.sment");
+    std::fs::write(&junk, b"PK\x03\x04 no").unwrap();
+    let o = islagen(&["starmade", "inspect", junk.to_str().unwrap()]);
+    assert!(
+        !o.status.success() && !text(&o).contains("panicked"),
+        "{}",
+        text(&o)
+    );
+}
