@@ -270,3 +270,72 @@ fn an_exported_island_reads_back_and_its_columns_follow_the_heights() {
         "tallest {tallest}, near the summit {near}"
     );
 }
+
+#[test]
+fn a_gzip_compressed_tag_tree_reads_like_the_plain_one() {
+    use islagen::starmade::meta;
+    let plain_meta = vector("B_Box").meta;
+    let bytes = meta::write(&plain_meta);
+    // The tag tree is the last section (data type 2) and runs to the end of the file.
+    let (version, sections) = (&bytes[..4], &bytes[4..]);
+    let Some(meta::Section::Tags(root)) = plain_meta.sections.last() else {
+        panic!("B_Box's meta ends with its tag tree")
+    };
+    let plain_root = {
+        let mut only = plain_meta.clone();
+        only.sections = vec![meta::Section::Tags(root.clone())];
+        meta::write(&only)[5..].to_vec()
+    };
+    let head = &sections[..sections.len() - plain_root.len()];
+    let gz = {
+        use std::io::Write;
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(&plain_root).unwrap();
+        enc.finish().unwrap()
+    };
+    assert_eq!(&gz[..2], &[0x1F, 0x8B]);
+    let compressed = [version, head, &gz].concat();
+    let read = meta::read(&compressed, "meta.smbpm").unwrap();
+    let Some(meta::Section::Tags(again)) = read.sections.last() else {
+        panic!("no tag tree")
+    };
+    assert!(again.compressed);
+    assert_eq!(again.tag, root.tag);
+    assert_eq!(read.summary().tags, plain_meta.summary().tags);
+    // Written back plain, byte for byte the original.
+    assert_eq!(meta::write(&read), bytes);
+}
+
+#[test]
+fn meta_files_and_v3_headers_rewrite_byte_for_byte() {
+    use islagen::starmade::{header, logic, meta};
+    let mut metas = 0;
+    for path in vectors() {
+        let mut zip = zip::ZipArchive::new(std::fs::File::open(&path).unwrap()).unwrap();
+        for i in 0..zip.len() {
+            let mut entry = zip.by_index(i).unwrap();
+            let name = entry.name().to_string();
+            let mut data = Vec::new();
+            std::io::Read::read_to_end(&mut entry, &mut data).unwrap();
+            if name.ends_with("meta.smbpm") {
+                let m = meta::read(&data, &name).unwrap();
+                assert_eq!(meta::write(&m), data, "{name}");
+                metas += 1;
+            } else if name.ends_with("header.smbph") {
+                let h = header::read(&data, &name).unwrap();
+                if h.version == 3 {
+                    assert_eq!(header::write(&h), data, "{name}");
+                }
+            } else if name.ends_with("logic.smbpl") {
+                let l = logic::read(&data, &name).unwrap();
+                if l.controller_version.is_some() {
+                    assert_eq!(logic::write(&l, 0), data, "{name}");
+                }
+            }
+        }
+    }
+    assert_eq!(
+        metas, 32,
+        "every meta file of every vector, children included"
+    );
+}
