@@ -39,11 +39,7 @@ pub struct ExportError {
 }
 
 fn hash(seed: i32, i: usize) -> u64 {
-    let mut z = (seed as u32 as u64) << 32 ^ i as u64;
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    crate::seed::splitmix64((seed as u32 as u64) << 32 ^ i as u64)
 }
 
 /// The world `bp` as an island of `side` × `side` tiles.

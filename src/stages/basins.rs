@@ -25,6 +25,7 @@ use radix_heap::RadixHeapMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::bits::Bits;
 use super::curve::METRES_PER_RAW;
 use super::sea::Water;
 
@@ -148,25 +149,6 @@ pub fn fill_depressions(heights: &Array2<f32>, outlets: Outlets) -> Array2<f32> 
         }
     }
     z
-}
-
-/// A fixed-size bit set.
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn new(len: usize) -> Bits {
-        Bits(vec![0; len.div_ceil(64)])
-    }
-
-    #[inline]
-    fn get(&self, i: usize) -> bool {
-        self.0[i >> 6] & (1 << (i & 63)) != 0
-    }
-
-    #[inline]
-    fn set(&mut self, i: usize) {
-        self.0[i >> 6] |= 1 << (i & 63);
-    }
 }
 
 /// What the depressions of a map look like.

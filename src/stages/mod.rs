@@ -4,6 +4,7 @@
 
 pub mod basins;
 pub mod biomes;
+pub mod bits;
 pub mod coast;
 pub mod crater;
 pub mod curve;

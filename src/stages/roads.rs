@@ -33,6 +33,7 @@ use ndarray::Array2;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::bits::Bits;
 use super::crater::Crater;
 use super::curve::METRES_PER_RAW;
 use super::sea::{SeaLevel, Water};
@@ -315,23 +316,6 @@ pub struct RoadNetwork {
     pub raw: Vec<RawRoad>,
     /// Figures.
     pub stats: RoadStats,
-}
-
-/// A fixed-size bit set over cells.
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn new(len: usize) -> Bits {
-        Bits(vec![0; len.div_ceil(64)])
-    }
-    #[inline]
-    fn get(&self, i: usize) -> bool {
-        self.0[i >> 6] & (1 << (i & 63)) != 0
-    }
-    #[inline]
-    fn set(&mut self, i: usize) {
-        self.0[i >> 6] |= 1 << (i & 63);
-    }
 }
 
 /// Builds the network for `towns` on `grid`. `on_path` is called once per finished path.

@@ -214,11 +214,8 @@ pub fn spacing(tier: TownTier) -> f32 {
 
 /// A seed-drawn jitter in [0, 1) for a site and tier (splitmix of the three).
 fn jitter(seed: i32, tier: usize, site: usize) -> f32 {
-    let mut z = (seed as u32 as u64) << 32 ^ (tier as u64) << 24 ^ site as u64;
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
+    let z = crate::seed::splitmix64((seed as u32 as u64) << 32 ^ (tier as u64) << 24 ^ site as u64);
+    (z >> 40) as f32 / (1u64 << 24) as f32
 }
 
 /// The site grid on the smooth terrain.
