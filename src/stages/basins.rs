@@ -175,7 +175,7 @@ pub fn basin_stats(heights: &Array2<f32>, filled: &Array2<f32>) -> BasinStats {
     let (w, h) = heights.dim();
     let cell_area = (8192.0 / w as f64).powi(2);
     let depth = |x: usize, y: usize| (filled[[x, y]] - heights[[x, y]]) * METRES_PER_RAW;
-    let mut seen = vec![false; w * h];
+    let mut seen = Bits::new(w * h);
     let mut basins: Vec<(usize, f32)> = Vec::new();
     let mut stats = BasinStats::default();
     let mut stack = Vec::new();
@@ -186,10 +186,10 @@ pub fn basin_stats(heights: &Array2<f32>, filled: &Array2<f32>) -> BasinStats {
         .collect();
     for x in (0..w).filter(|&x| raised[x]) {
         for y in 0..h {
-            if seen[x * h + y] || depth(x, y) <= 0.0 {
+            if seen.get(x * h + y) || depth(x, y) <= 0.0 {
                 continue;
             }
-            seen[x * h + y] = true;
+            seen.set(x * h + y);
             stack.push((x, y));
             let (mut cells, mut deepest) = (0usize, 0.0f32);
             while let Some((x, y)) = stack.pop() {
@@ -203,8 +203,8 @@ pub fn basin_stats(heights: &Array2<f32>, filled: &Array2<f32>) -> BasinStats {
                         continue;
                     }
                     let (nx, ny) = (nx as usize, ny as usize);
-                    if !seen[nx * h + ny] && depth(nx, ny) > 0.0 {
-                        seen[nx * h + ny] = true;
+                    if !seen.get(nx * h + ny) && depth(nx, ny) > 0.0 {
+                        seen.set(nx * h + ny);
                         stack.push((nx, ny));
                     }
                 }
