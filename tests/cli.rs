@@ -21,6 +21,25 @@ fn text(o: &Output) -> String {
     )
 }
 
+/// Generates a 256 world (no roads) into `dir`, with `extra` arguments; returns its `.dat`.
+fn small_world(dir: &Path, seed: &str, extra: &[&str]) -> std::path::PathBuf {
+    let out = dir.to_str().unwrap();
+    let mut args = vec![
+        "--seed",
+        seed,
+        "--size",
+        "256",
+        "--skip-roads",
+        "-q",
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    let o = islagen(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    dir.join(format!("MapData_Seed_{seed}.dat"))
+}
+
 fn fixture(dir: &Path) -> (String, String) {
     let bp = sample::full(256, 77);
     let v2 = dir.join("MapData_Seed_77.dat");
@@ -343,19 +362,7 @@ fn output_is_identical_whatever_the_thread_count() {
 #[test]
 fn island_codes_export_decode_to_json_and_encode_back() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().to_str().unwrap();
-    let o = islagen(&[
-        "--seed",
-        "3",
-        "--size",
-        "256",
-        "--skip-roads",
-        "-q",
-        "--out",
-        out,
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let dat = dir.path().join("MapData_Seed_3.dat");
+    let dat = small_world(dir.path(), "3", &[]);
     let code_file = dir.path().join("island.txt");
     let o = islagen(&[
         "export",
@@ -400,19 +407,7 @@ fn island_codes_export_decode_to_json_and_encode_back() {
 #[test]
 fn structures_commands_and_the_assets_layout() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().to_str().unwrap();
-    let o = islagen(&[
-        "--seed",
-        "5",
-        "--size",
-        "256",
-        "--skip-roads",
-        "-q",
-        "--assets-layout",
-        "--out",
-        out,
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
+    small_world(dir.path(), "5", &["--assets-layout"]);
     let sidecar = dir.path().join("assets/MapData_Seed_5/structures.json");
     assert!(
         sidecar.exists(),
@@ -516,18 +511,7 @@ fn starmade_inspect_write_and_export() {
         text(&o)
     );
     // A world exported as a StarMade asteroid.
-    let o = islagen(&[
-        "--seed",
-        "2",
-        "--size",
-        "256",
-        "--skip-roads",
-        "-q",
-        "--out",
-        out,
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let dat = dir.path().join("MapData_Seed_2.dat");
+    let dat = small_world(dir.path(), "2", &[]);
     let o = islagen(&[
         "export",
         "starmade",
