@@ -548,17 +548,6 @@ fn structures(cmd: StructuresCommand) -> Result<ExitCode> {
         st::parse(&text)
             .with_context(|| format!("{} is not a valid structures.json", path.display()))
     };
-    let water_of = |bp: &islagen::blueprint::Blueprint, x: usize, y: usize| {
-        bp.water_ids.as_ref().map_or_else(
-            || {
-                matches!(
-                    bp.biomes[[x, y]],
-                    islagen::blueprint::Biome::Ocean | islagen::blueprint::Biome::Lake
-                )
-            },
-            |ids| ids[[x, y]] != 0,
-        )
-    };
     match cmd {
         StructuresCommand::Check { file, map } => {
             let doc = read(&file)?;
@@ -570,7 +559,7 @@ fn structures(cmd: StructuresCommand) -> Result<ExitCode> {
             );
             if let Some(map) = map {
                 let bp = load(&map)?.blueprint;
-                let water = |x: usize, y: usize| water_of(&bp, x, y);
+                let water = |x: usize, y: usize| bp.is_water(x, y);
                 let problems = st::map_problems(
                     &doc,
                     &MapView {
@@ -606,7 +595,7 @@ fn structures(cmd: StructuresCommand) -> Result<ExitCode> {
         } => {
             let doc = read(&file)?;
             let bp = map.as_deref().map(load).transpose()?.map(|l| l.blueprint);
-            let water = |cx: usize, cy: usize| bp.as_ref().is_some_and(|b| water_of(b, cx, cy));
+            let water = |cx: usize, cy: usize| bp.as_ref().is_some_and(|b| b.is_water(cx, cy));
             let view = bp.as_ref().map(|b| MapView {
                 heights: &b.heights,
                 water: &water,

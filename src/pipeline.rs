@@ -247,7 +247,6 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         smooth: &smooth,
         water_ids: &bodies.ids,
         mainland: &second.mask,
-        sea: &sea,
         crater: &crater,
         density: config.density_multiplier,
     });

@@ -628,21 +628,8 @@ fn tier_index(t: &crate::blueprint::Town) -> usize {
 /// overlaps an earlier one — so the result always validates.
 pub fn from_world(bp: &Blueprint) -> Document {
     let n = bp.side() as i64;
-    let water = |x: i64, y: i64| {
-        x < 0
-            || y < 0
-            || x >= n
-            || y >= n
-            || bp.water_ids.as_ref().map_or_else(
-                || {
-                    matches!(
-                        bp.biomes[[x as usize, y as usize]],
-                        crate::blueprint::Biome::Ocean | crate::blueprint::Biome::Lake
-                    )
-                },
-                |ids| ids[[x as usize, y as usize]] != 0,
-            )
-    };
+    let water =
+        |x: i64, y: i64| x < 0 || y < 0 || x >= n || y >= n || bp.is_water(x as usize, y as usize);
     let origin = |t: &crate::blueprint::Town, side: u32| {
         let half = i64::from(side / 2);
         (t.x.floor() as i64 - half, t.y.floor() as i64 - half)

@@ -315,6 +315,15 @@ pub struct Blueprint {
 }
 
 impl Blueprint {
+    /// Whether pixel (x, y) is water: WBID when the file has water sections, else BIOM's Ocean
+    /// and Lake (the same set by construction in generated worlds).
+    pub fn is_water(&self, x: usize, y: usize) -> bool {
+        match &self.water_ids {
+            Some(ids) => ids[[x, y]] != 0,
+            None => matches!(self.biomes[[x, y]], Biome::Ocean | Biome::Lake),
+        }
+    }
+
     /// MapSize as a length.
     pub fn side(&self) -> usize {
         self.params.map_size.max(0) as usize

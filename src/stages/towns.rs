@@ -28,7 +28,6 @@ use serde::Serialize;
 
 use super::crater::Crater;
 use super::noise::smoothstep;
-use super::sea::SeaLevel;
 use crate::blueprint::{Biome, Town, TownTier};
 
 /// Candidate sites per side of the normalised map.
@@ -163,8 +162,6 @@ pub struct TownInputs<'a> {
     pub water_ids: &'a Array2<u16>,
     /// 1 on the mainland, `[x, y]`.
     pub mainland: &'a Array2<u8>,
-    /// The sea level.
-    pub sea: &'a SeaLevel,
     /// The crater.
     pub crater: &'a Crater,
     /// DensityMultiplier.
