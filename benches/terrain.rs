@@ -4,9 +4,9 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use islagen::config::{Config, SeaLevelModel};
+use islagen::grid::noise::{normalised, Fbm};
 use islagen::pipeline;
 use islagen::progress::Progress;
-use islagen::stages::noise::{normalised, Fbm};
 use islagen::stages::sea::SeaLevel;
 use islagen::stages::topography::{topography, Shape, TopographyParams};
 

@@ -13,7 +13,7 @@ use std::time::Instant;
 use islagen::config::Config;
 use islagen::pipeline;
 use islagen::progress::Progress;
-use islagen::snapshot::{write_png, Image};
+use islagen::render::{write_png, Image};
 use islagen::stages::curve::METRES_PER_RAW;
 use islagen::stages::erosion::{erode, Schedule};
 

@@ -13,9 +13,9 @@
 use std::time::Instant;
 
 use islagen::config::{Config, SeaLevelModel};
+use islagen::grid::noise::{normalised, Fbm};
 use islagen::pipeline;
 use islagen::progress::Progress;
-use islagen::stages::noise::{normalised, Fbm};
 use islagen::stages::sea::SeaLevel;
 use islagen::stages::topography::{topography, Shape, TopographyParams};
 use ndarray::Array2;

@@ -5,18 +5,14 @@
 
 pub mod blueprint;
 pub mod config;
-pub mod digest;
-pub mod inspect;
-pub mod island_code;
+pub mod formats;
+pub mod grid;
 pub mod output;
 pub mod pipeline;
 pub mod progress;
-pub mod roundtrip;
+pub mod render;
 pub mod seed;
-pub mod snapshot;
 pub mod stages;
-pub mod starmade;
-pub mod structures;
 pub mod sweep;
 
 /// The short git hash of the source this binary was built from, or "" outside a checkout.

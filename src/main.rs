@@ -303,7 +303,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Some(Command::Inspect { file, json }) => {
             let loaded = load(&file)?;
-            let report = islagen::inspect::report(&loaded);
+            let report = islagen::blueprint::inspect::report(&loaded);
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
@@ -313,7 +313,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Some(Command::Roundtrip { file }) => {
             let loaded = load(&file)?;
-            match islagen::roundtrip::roundtrip(&loaded) {
+            match islagen::blueprint::roundtrip::roundtrip(&loaded) {
                 Ok(r) => {
                     println!(
                         "round trip OK: {} ({:?}, {} bytes) → v2 ({} bytes) → identical",
@@ -357,7 +357,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             width,
             entity,
         })) => {
-            use islagen::starmade::export::{island, Entity};
+            use islagen::formats::starmade::export::{island, Entity};
             let bp = load(&from)?.blueprint;
             let entity = match entity {
                 EntityArg::Asteroid => Entity::Asteroid,
@@ -366,7 +366,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             let name = format!("Island_Seed_{}", bp.params.world_seed);
             let voxels = island(&bp, width, entity, &name).map_err(anyhow::Error::msg)?;
-            islagen::starmade::write(&voxels.blueprint, &out).map_err(anyhow::Error::msg)?;
+            islagen::formats::starmade::write(&voxels.blueprint, &out)
+                .map_err(anyhow::Error::msg)?;
             let blocks: i64 = voxels
                 .blueprint
                 .header
@@ -384,8 +385,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Some(Command::Export(ExportCommand::IslandCode { from, side, out })) => {
             let bp = load(&from)?.blueprint;
-            let island = islagen::island_code::export::island_from_world(&bp, side)?;
-            let code = islagen::island_code::encode(&island);
+            let island = islagen::formats::island_code::export::island_from_world(&bp, side)?;
+            let code = islagen::formats::island_code::encode(&island);
             let out = out.unwrap_or_else(|| from.with_extension("islandcode.txt"));
             islagen::output::write_bytes_atomically(&out, format!("{code}\n").as_bytes())
                 .with_context(|| format!("writing {}", out.display()))?;
@@ -508,7 +509,7 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
 fn starmade(cmd: StarmadeCommand) -> Result<ExitCode> {
     match cmd {
         StarmadeCommand::Inspect { path, json } => {
-            let bp = islagen::starmade::read_path(&path)
+            let bp = islagen::formats::starmade::read_path(&path)
                 .with_context(|| format!("reading {}", path.display()))?;
             let report = bp.report();
             if json {
@@ -516,7 +517,7 @@ fn starmade(cmd: StarmadeCommand) -> Result<ExitCode> {
             } else {
                 print!("{report}");
             }
-            fn clean(r: &islagen::starmade::Report) -> bool {
+            fn clean(r: &islagen::formats::starmade::Report) -> bool {
                 r.mismatches.is_empty() && r.children.iter().all(clean)
             }
             Ok(if clean(&report) {
@@ -526,9 +527,9 @@ fn starmade(cmd: StarmadeCommand) -> Result<ExitCode> {
             })
         }
         StarmadeCommand::Write { path, out } => {
-            let bp = islagen::starmade::read_path(&path)
+            let bp = islagen::formats::starmade::read_path(&path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            islagen::starmade::write(&bp, &out).map_err(anyhow::Error::msg)?;
+            islagen::formats::starmade::write(&bp, &out).map_err(anyhow::Error::msg)?;
             println!(
                 "wrote {}/{} and {}.sment",
                 out.display(),
@@ -541,7 +542,7 @@ fn starmade(cmd: StarmadeCommand) -> Result<ExitCode> {
 }
 
 fn structures(cmd: StructuresCommand) -> Result<ExitCode> {
-    use islagen::structures::{self as st, MapView};
+    use islagen::formats::structures::{self as st, MapView};
     let read = |path: &PathBuf| -> Result<st::Document> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
@@ -617,7 +618,7 @@ fn structures(cmd: StructuresCommand) -> Result<ExitCode> {
 }
 
 fn island_code(cmd: IslandCodeCommand) -> Result<ExitCode> {
-    use islagen::island_code::{self as ic, IslandJson};
+    use islagen::formats::island_code::{self as ic, IslandJson};
     match cmd {
         IslandCodeCommand::Decode {
             code,
@@ -633,7 +634,7 @@ fn island_code(cmd: IslandCodeCommand) -> Result<ExitCode> {
             };
             let island = ic::decode(&text).context("decoding the island code")?;
             if let Some(path) = png {
-                islagen::snapshot::write_png(&path, &ic::picture(&island, 8))
+                islagen::render::write_png(&path, &ic::picture(&island, 8))
                     .with_context(|| format!("writing {}", path.display()))?;
             }
             if json {

@@ -19,15 +19,15 @@ use serde::Serialize;
 use crate::blueprint::{self, Blueprint, Params};
 use crate::config::{Config, TerrainCurve, TerrainDetail};
 use crate::progress::Progress;
-use crate::snapshot;
+use crate::render;
 use crate::stages::basins::{basin_stats, fill_depressions, BasinStats, Outlets};
 use crate::stages::biomes::{biomes, BiomeInputs, Zoning};
 use crate::stages::crater::{self, Crater};
 use crate::stages::curve::{Curve, BALANCED};
 use crate::stages::detail::{v1 as detail_v1, Detail};
+use crate::stages::elevation::{render, RenderPasses};
 use crate::stages::erosion::{self, erode, ErosionError, ErosionStats, Schedule};
 use crate::stages::mainland::{count_components, mainland_fill};
-use crate::stages::render::{render, RenderPasses};
 use crate::stages::roads::{roads, CostGrid, RoadNetwork};
 use crate::stages::sea::{classify_water, SeaLevel, Water};
 use crate::stages::topography::{topography, Shape, TopographyParams};
@@ -418,28 +418,28 @@ pub fn export_with(
         },
         || -> anyhow::Result<Vec<Written>> {
             let stage = progress.stage("snapshots", 0);
-            let write = |path: PathBuf, image: snapshot::Image| -> anyhow::Result<Written> {
-                let bytes = snapshot::write_png(&path, &image)
+            let write = |path: PathBuf, image: render::Image| -> anyhow::Result<Written> {
+                let bytes = render::write_png(&path, &image)
                     .with_context(|| format!("writing {}", path.display()))?;
                 Ok(Written { path, bytes })
             };
             // Two images at a time: each is 3 bytes a pixel (192 MiB at 8192).
             let (height, water) = rayon::join(
-                || write(height_png, snapshot::height_image(&bp.heights, &world.sea)),
+                || write(height_png, render::height_image(&bp.heights, &world.sea)),
                 || {
                     let ids = bp.water_ids.as_ref().expect("generated worlds have water");
-                    write(water_png, snapshot::water_image(ids))
+                    write(water_png, render::water_image(ids))
                 },
             );
             let (biome, towns) = rayon::join(
-                || write(biome_png, snapshot::biome_image(&bp.biomes)),
-                || write(towns_png, snapshot::towns_image(&bp.biomes, &bp.towns)),
+                || write(biome_png, render::biome_image(&bp.biomes)),
+                || write(towns_png, render::towns_image(&bp.biomes, &bp.towns)),
             );
             let mut images = vec![height?, water?, biome?, towns?];
             if world.roads.is_some() {
                 images.push(write(
                     roads_png,
-                    snapshot::roads_image(&bp.biomes, &bp.roads, &bp.towns),
+                    render::roads_image(&bp.biomes, &bp.roads, &bp.towns),
                 )?);
             }
             stage.finish();
@@ -448,7 +448,7 @@ pub fn export_with(
     );
     let mut written = blueprints?;
     written.extend(snapshots?);
-    let structures = crate::structures::from_world(&bp).to_json();
+    let structures = crate::formats::structures::from_world(&bp).to_json();
     if let Some(parent) = sidecar.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;

@@ -24,7 +24,7 @@ use crate::blueprint::{Biome, RoadTier, TownTier};
 use crate::config::Config;
 use crate::pipeline::{self, World, Written};
 use crate::progress::Progress;
-use crate::snapshot::{self, Image};
+use crate::render::{self, Image};
 
 /// Pixels per side of a thumbnail.
 pub const THUMB: usize = 128;
@@ -262,8 +262,8 @@ pub fn is_done(dir: &Path, seed: i32) -> bool {
 /// A thumbnail: the biomes box-downsampled to [`THUMB`], with the roads drawn at that scale.
 fn thumbnail(world: &World) -> Image {
     let bp = &world.blueprint;
-    let mut thumb = downsample(&snapshot::biome_image(&bp.biomes), THUMB);
-    snapshot::paint_roads(&mut thumb, &bp.roads, THUMB as f32 / bp.side() as f32);
+    let mut thumb = downsample(&render::biome_image(&bp.biomes), THUMB);
+    render::paint_roads(&mut thumb, &bp.roads, THUMB as f32 / bp.side() as f32);
     thumb
 }
 
@@ -311,7 +311,7 @@ fn run_seed(config: &Config, seed: i32, dir: &Path) -> Result<()> {
     let world = pipeline::generate(&config, seed, &progress)?;
     let written = pipeline::export(&world, dir, &progress)?;
     let record = SeedRecord::new(&world, &progress.timings(), &written);
-    snapshot::write_png(&thumb_path(dir, seed), &thumbnail(&world))?;
+    render::write_png(&thumb_path(dir, seed), &thumbnail(&world))?;
     // The record last: its presence (with the thumbnail and a readable blueprint) marks the
     // seed done.
     let json = serde_json::to_vec_pretty(&record)?;
@@ -495,13 +495,13 @@ pub fn write_tables(dirs: &[PathBuf], out: &Path) -> Result<usize> {
     let thumbs: Vec<(i32, Image)> = rows
         .iter()
         .filter_map(|(r, dir)| {
-            snapshot::read_png(&thumb_path(dir, r.seed))
+            render::read_png(&thumb_path(dir, r.seed))
                 .ok()
                 .map(|i| (r.seed, i))
         })
         .collect();
     if !thumbs.is_empty() {
-        snapshot::write_png(&out.join("contact_sheet.png"), &contact_sheet(&thumbs))?;
+        render::write_png(&out.join("contact_sheet.png"), &contact_sheet(&thumbs))?;
     }
     Ok(rows.len())
 }

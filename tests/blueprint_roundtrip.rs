@@ -2,8 +2,8 @@
 //! random blueprints (proptest), the byte layout of small sections, and writer refusals.
 
 use islagen::blueprint::format::*;
+use islagen::blueprint::roundtrip::{first_difference, roundtrip};
 use islagen::blueprint::*;
-use islagen::roundtrip::{first_difference, roundtrip};
 use proptest::prelude::*;
 
 fn v2_bytes(bp: &Blueprint) -> Vec<u8> {

@@ -325,8 +325,8 @@ fn output_is_identical_whatever_the_thread_count() {
         let read = |dir: &Path, name: &str| std::fs::read(dir.join(name)).unwrap();
         let v2 = "MapData_Seed_31.dat";
         let (a, b) = (
-            islagen::digest::v2(&read(&one, v2)).unwrap(),
-            islagen::digest::v2(&read(&two, v2)).unwrap(),
+            islagen::blueprint::digest::v2(&read(&one, v2)).unwrap(),
+            islagen::blueprint::digest::v2(&read(&two, v2)).unwrap(),
         );
         assert_eq!(
             a, b,
@@ -387,7 +387,7 @@ fn island_codes_export_decode_to_json_and_encode_back() {
         png.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", text(&o));
-    assert_eq!(islagen::snapshot::read_png(&png).unwrap().width, 32 * 8);
+    assert_eq!(islagen::render::read_png(&png).unwrap().width, 32 * 8);
     let json = dir.path().join("island.json");
     std::fs::write(&json, &o.stdout).unwrap();
     let o = islagen(&["island-code", "encode", json.to_str().unwrap()]);
@@ -395,8 +395,8 @@ fn island_codes_export_decode_to_json_and_encode_back() {
     let again = String::from_utf8_lossy(&o.stdout);
     // The packed-int stream is identical (the DEFLATE bytes may differ).
     assert_eq!(
-        islagen::island_code::unpack(again.trim()).unwrap(),
-        islagen::island_code::unpack(code.trim()).unwrap()
+        islagen::formats::island_code::unpack(again.trim()).unwrap(),
+        islagen::formats::island_code::unpack(code.trim()).unwrap()
     );
     // Garbage is a clean error.
     let o = islagen(&["island-code", "decode", "@@@"]);

@@ -10,9 +10,10 @@
 
 use std::path::{Path, PathBuf};
 
+use islagen::blueprint::digest;
 use islagen::config::Config;
 use islagen::progress::Progress;
-use islagen::{digest, pipeline, snapshot};
+use islagen::{pipeline, render as snapshot};
 use serde::{Deserialize, Serialize};
 
 /// (seed, MapSize, erosion): three seeds at 512 and one at 1024 with the defaults (roads

@@ -1,7 +1,7 @@
 //! Island codes: round trips of random islands, every hostile case, and an exported world.
 
 use islagen::config::Config;
-use islagen::island_code::{
+use islagen::formats::island_code::{
     self as ic, export::island_from_world, Building, Ground, InnerCliff, Island, IslandCodeError,
     IslandJson, Nature,
 };

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use islagen::starmade::{self, region, Blueprint};
+use islagen::formats::starmade::{self, region, Blueprint};
 
 fn vectors() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/starmade");
@@ -201,7 +201,7 @@ fn hostile_files_get_typed_errors() {
 
 #[test]
 fn an_exported_island_reads_back_and_its_columns_follow_the_heights() {
-    use islagen::starmade::export::{ids, island, Entity};
+    use islagen::formats::starmade::export::{ids, island, Entity};
     let mut c = islagen::config::Config::from_json("{}", "defaults")
         .unwrap()
         .config;
@@ -273,7 +273,7 @@ fn an_exported_island_reads_back_and_its_columns_follow_the_heights() {
 
 #[test]
 fn a_gzip_compressed_tag_tree_reads_like_the_plain_one() {
-    use islagen::starmade::meta;
+    use islagen::formats::starmade::meta;
     let plain_meta = vector("B_Box").meta;
     let bytes = meta::write(&plain_meta);
     // The tag tree is the last section (data type 2) and runs to the end of the file.
@@ -308,7 +308,7 @@ fn a_gzip_compressed_tag_tree_reads_like_the_plain_one() {
 
 #[test]
 fn meta_files_and_v3_headers_rewrite_byte_for_byte() {
-    use islagen::starmade::{header, logic, meta};
+    use islagen::formats::starmade::{header, logic, meta};
     let mut metas = 0;
     for path in vectors() {
         let mut zip = zip::ZipArchive::new(std::fs::File::open(&path).unwrap()).unwrap();

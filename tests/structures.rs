@@ -2,9 +2,9 @@
 //! sidecar the generator emits.
 
 use islagen::config::Config;
+use islagen::formats::structures::{self as st, CellProblem, MapView};
 use islagen::pipeline;
 use islagen::progress::Progress;
-use islagen::structures::{self as st, CellProblem, MapView};
 use serde_json::json;
 
 fn parse(v: serde_json::Value) -> Result<st::Document, st::StructuresError> {

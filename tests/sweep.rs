@@ -64,7 +64,7 @@ fn a_sweep_writes_its_table_resumes_and_shards_merge_to_the_same_table() {
     ] {
         assert!(first.get(key).is_some(), "record lacks {key}");
     }
-    let sheet = islagen::snapshot::read_png(&all.join("contact_sheet.png")).unwrap();
+    let sheet = islagen::render::read_png(&all.join("contact_sheet.png")).unwrap();
     assert!(sheet.width >= 2 * islagen::sweep::THUMB && sheet.height >= 2 * islagen::sweep::THUMB);
     let leftovers: Vec<_> = std::fs::read_dir(&all)
         .unwrap()

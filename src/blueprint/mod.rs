@@ -3,10 +3,13 @@
 //! [`format`] defines the layout once (tags, record sizes, wire enums), [`model`] is the typed
 //! in-memory blueprint, [`write`] and [`read`] are the two sides, [`error`] their failures.
 
+pub mod digest;
 pub mod error;
 pub mod format;
+pub mod inspect;
 pub mod model;
 pub mod read;
+pub mod roundtrip;
 pub mod sample;
 pub mod write;
 

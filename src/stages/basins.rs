@@ -25,9 +25,9 @@ use radix_heap::RadixHeapMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::bits::Bits;
 use super::curve::METRES_PER_RAW;
 use super::sea::Water;
+use crate::grid::bits::Bits;
 
 /// Where water leaves the map.
 #[derive(Clone, Copy)]

@@ -18,9 +18,9 @@ use rayon::prelude::*;
 
 use super::crater::Crater;
 use super::curve::{ISLAND_WIDTH, SEA_REF};
-use super::noise::{normalised, Fbm, Lattice};
 use super::sea::{SeaLevel, Water};
 use crate::blueprint::Biome;
+use crate::grid::noise::{normalised, Fbm, Lattice};
 
 /// Land within this raw height above sea is Beach.
 pub const BEACH_BAND: f32 = 0.012;

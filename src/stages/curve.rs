@@ -29,8 +29,8 @@
 //!   unshifted knots and satisfy the Fritsch–Carlson bound for any shift within it);
 //! - outputs stay within [0, cap]; the pixel at spikeMax reaches the cap.
 
-use super::noise::{Fbm, Lattice};
 use crate::blueprint::{CurveBase, CurveModulation, CurvePreset, CurveRecord};
+use crate::grid::noise::{Fbm, Lattice};
 
 /// Metres of world height per raw height unit.
 pub const METRES_PER_RAW: f32 = 251.0;
@@ -294,7 +294,8 @@ impl ColumnCurve {
                 return 0.0;
             }
             let t = (a - lo) / (hi - lo);
-            super::noise::smoothstep(0.0, 0.25, t) * super::noise::smoothstep(1.0, 0.75, t)
+            crate::grid::noise::smoothstep(0.0, 0.25, t)
+                * crate::grid::noise::smoothstep(1.0, 0.75, t)
         };
         on(xs[3], xs[4]).max(on(xs[5], xs[6]))
     }

@@ -13,8 +13,8 @@
 //! [lowland ceiling, cap]; neither pass touches a pixel at or below sea level.
 
 use super::curve::{ColumnCurve, ISLAND_WIDTH, METRES_PER_RAW};
-use super::noise::{Fbm, Lattice};
 use crate::blueprint::DetailRecord;
+use crate::grid::noise::{Fbm, Lattice};
 
 /// The detail dials as applied: the TDTL record itself.
 pub type DetailParams = DetailRecord;

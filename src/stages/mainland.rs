@@ -11,7 +11,7 @@
 use ndarray::Array2;
 use rayon::prelude::*;
 
-use super::flood::fill;
+use crate::grid::flood::fill;
 
 use super::sea::SeaLevel;
 

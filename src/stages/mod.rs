@@ -4,16 +4,13 @@
 
 pub mod basins;
 pub mod biomes;
-pub mod bits;
 pub mod coast;
 pub mod crater;
 pub mod curve;
 pub mod detail;
+pub mod elevation;
 pub mod erosion;
-pub mod flood;
 pub mod mainland;
-pub mod noise;
-pub mod render;
 pub mod roads;
 pub mod sea;
 pub mod topography;

@@ -33,11 +33,11 @@ use ndarray::Array2;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::bits::Bits;
 use super::crater::Crater;
 use super::curve::METRES_PER_RAW;
 use super::sea::{SeaLevel, Water};
 use crate::blueprint::{RoadPath, Roads, Town, TownTier};
+use crate::grid::bits::Bits;
 
 /// The summit cap the cost's elevation is a fraction of, metres.
 const CAP_M: f32 = 420.0;

@@ -13,7 +13,7 @@
 use ndarray::Array2;
 use rayon::prelude::*;
 
-use super::flood::fill;
+use crate::grid::flood::fill;
 
 use crate::config::SeaLevelModel;
 

@@ -2,7 +2,7 @@
 //!
 //! height = fBm base + mountain spine − squircle falloff, then clamped under the Trench, then
 //! raised by the islet field where the ocean is deep enough. All positions are normalised (see
-//! [`super::noise`]), so the island is the same at every MapSize.
+//! [`crate::grid::noise`]), so the island is the same at every MapSize.
 //!
 //! Guarantees:
 //! - **A guaranteed island.** The squircle distance is warped by at most ±[`COAST_WARP`] (a
@@ -22,8 +22,8 @@
 use ndarray::Array2;
 use rayon::prelude::*;
 
-use super::noise::{normalised, quantile, smooth_abs, smoothstep, Fbm, Lattice, SplitFbm};
 use super::sea::SeaLevel;
+use crate::grid::noise::{normalised, quantile, smooth_abs, smoothstep, Fbm, Lattice, SplitFbm};
 
 /// Width of the Trench band along every map edge, as a fraction of MapSize.
 pub const TRENCH_WIDTH: f32 = 0.05;

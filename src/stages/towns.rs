@@ -27,8 +27,8 @@ use ndarray::Array2;
 use serde::Serialize;
 
 use super::crater::Crater;
-use super::noise::smoothstep;
 use crate::blueprint::{Biome, Town, TownTier};
+use crate::grid::noise::smoothstep;
 
 /// Candidate sites per side of the normalised map.
 pub const SITES: usize = 256;

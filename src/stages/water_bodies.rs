@@ -11,10 +11,10 @@
 use ndarray::Array2;
 use rayon::prelude::*;
 
-use super::flood::fill_runs;
 use super::sea::{SeaLevel, Water};
 use crate::blueprint::format::{encode_water_level, Salinity, WaterBodyType};
 use crate::blueprint::WaterBody;
+use crate::grid::flood::fill_runs;
 
 /// The WBID of the ocean.
 pub const OCEAN_ID: u16 = 1;

@@ -604,7 +604,7 @@ impl IslandJson {
 
 /// A picture of the grid: `scale` pixels per tile, ground colours, nature dots, buildings as
 /// dark squares at their origin.
-pub fn picture(island: &Island, scale: usize) -> crate::snapshot::Image {
+pub fn picture(island: &Island, scale: usize) -> crate::render::Image {
     let scale = scale.max(1);
     let side = island.side;
     let w = side * scale;
@@ -661,7 +661,7 @@ pub fn picture(island: &Island, scale: usize) -> crate::snapshot::Image {
             }
         }
     }
-    crate::snapshot::Image {
+    crate::render::Image {
         width: w,
         height: w,
         rgb,

@@ -11,9 +11,9 @@ use rayon::prelude::*;
 use super::coast::shelve;
 use super::curve::{Curve, METRES_PER_RAW};
 use super::detail::Detail;
-use super::noise::normalised;
 use super::sea::SeaLevel;
 use crate::config::CoastProfile;
+use crate::grid::noise::normalised;
 
 /// The passes the render map applies.
 #[derive(Clone, Copy)]

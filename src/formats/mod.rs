@@ -1,0 +1,8 @@
+//! The neighbouring formats islagen reads and writes beside the `.dat` blueprint: StarMade
+//! blueprints ([`starmade`]), the game's island codes ([`island_code`]) and the structure
+//! sidecar ([`structures`]). Each is its own byte or JSON contract with its own typed errors;
+//! each export reads a [`crate::blueprint::Blueprint`], never the pipeline's internals.
+
+pub mod island_code;
+pub mod starmade;
+pub mod structures;
