@@ -2,13 +2,13 @@
 //! command: `cargo bench --bench stages`. The stages run on one generated world's own inputs.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use islagen::config::{Config, SeaLevelModel};
+use islagen::config::Config;
 use islagen::pipeline;
 use islagen::progress::Progress;
 use islagen::stages::basins::{basin_stats, fill_depressions, Outlets};
 use islagen::stages::erosion::{erode, Schedule};
 use islagen::stages::roads::{roads, CostGrid};
-use islagen::stages::sea::{classify_water, SeaLevel};
+use islagen::stages::sea::{classify_water, SeaLevel, SeaModel};
 use islagen::stages::topography::{topography, Shape, TopographyParams};
 use islagen::stages::water_bodies::water_bodies;
 
@@ -29,7 +29,7 @@ fn stages(c: &mut Criterion) {
         axis_x: config.island_axis_x,
         axis_y: config.island_axis_y,
         islet_density: config.offshore_island_density,
-        sea: SeaLevel::new(SeaLevelModel::Flat(0.15), SIZE as usize),
+        sea: SeaLevel::new(SeaModel::Flat(0.15), SIZE as usize),
     };
     group.bench_function("topography", |b| {
         b.iter(|| topography(&Shape::new(&params), &|| {}))
@@ -46,7 +46,7 @@ fn stages(c: &mut Criterion) {
             basin_stats(&world.blueprint.heights, &filled)
         })
     });
-    let mut dials = config.erosion;
+    let mut dials = islagen::pipeline::params::erosion(&config.erosion, SEED);
     dials.droplet_count = 20_000;
     group.bench_function("erosion_20k_droplets", |b| {
         b.iter(|| {
@@ -56,7 +56,6 @@ fn stages(c: &mut Criterion) {
                 &world.sea,
                 &world.crater,
                 &dials,
-                SEED,
                 Schedule::Tiled,
                 &|| {},
             )

@@ -3,11 +3,11 @@
 //! `scripts/bench-terrain.sh`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use islagen::config::{Config, SeaLevelModel};
+use islagen::config::Config;
 use islagen::grid::noise::{normalised, Fbm};
 use islagen::pipeline;
 use islagen::progress::Progress;
-use islagen::stages::sea::SeaLevel;
+use islagen::stages::sea::{SeaLevel, SeaModel};
 use islagen::stages::topography::{topography, Shape, TopographyParams};
 
 const SIZE: usize = 1024;
@@ -37,7 +37,7 @@ fn terrain(c: &mut Criterion) {
         axis_x: 1.30,
         axis_y: 0.78,
         islet_density: 0.02,
-        sea: SeaLevel::new(SeaLevelModel::Flat(0.15), SIZE),
+        sea: SeaLevel::new(SeaModel::Flat(0.15), SIZE),
     };
     group.bench_function("topography", |b| {
         b.iter(|| topography(&Shape::new(&params), &|| {}))

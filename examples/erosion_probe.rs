@@ -14,8 +14,8 @@ use islagen::config::Config;
 use islagen::pipeline;
 use islagen::progress::Progress;
 use islagen::render::{write_png, Image};
-use islagen::stages::curve::METRES_PER_RAW;
 use islagen::stages::erosion::{erode, Schedule};
+use islagen::units::METRES_PER_RAW;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -47,18 +47,11 @@ fn main() -> anyhow::Result<()> {
     let mut fields = Vec::new();
     for &(schedule, reseed) in schedules {
         let mut h = before.clone();
-        let mut dials = config.erosion;
-        dials.seed_offset += reseed;
+        let mut e = config.erosion;
+        e.seed_offset += reseed;
+        let dials = islagen::pipeline::params::erosion(&e, seed);
         let t = Instant::now();
-        let stats = erode(
-            &mut h,
-            &world.sea,
-            &world.crater,
-            &dials,
-            seed,
-            schedule,
-            &|| {},
-        )?;
+        let stats = erode(&mut h, &world.sea, &world.crater, &dials, schedule, &|| {})?;
         let secs = t.elapsed().as_secs_f64();
         let cores = if schedule == Schedule::Tiled {
             threads

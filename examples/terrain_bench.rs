@@ -12,11 +12,11 @@
 
 use std::time::Instant;
 
-use islagen::config::{Config, SeaLevelModel};
+use islagen::config::Config;
 use islagen::grid::noise::{normalised, Fbm};
 use islagen::pipeline;
 use islagen::progress::Progress;
-use islagen::stages::sea::SeaLevel;
+use islagen::stages::sea::{SeaLevel, SeaModel};
 use islagen::stages::topography::{topography, Shape, TopographyParams};
 use ndarray::Array2;
 use rayon::prelude::*;
@@ -57,7 +57,7 @@ fn main() -> anyhow::Result<()> {
             axis_x: 1.30,
             axis_y: 0.78,
             islet_density: 0.02,
-            sea: SeaLevel::new(SeaLevelModel::Flat(0.15), size),
+            sea: SeaLevel::new(SeaModel::Flat(0.15), size),
         }),
         &|| {},
     );

@@ -13,17 +13,14 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::blueprint::format::CraterErosionMode;
-
-/// The 1024-pixel reference map every distance is scaled from.
-pub const REFERENCE_MAP_SIZE: f32 = 1024.0;
-
 /// Legacy island axis ratios, restored when a configured axis is ≤ 0.01.
 pub const LEGACY_ISLAND_AXIS: (f32, f32) = (1.15, 0.90);
 
-/// The balanced preset's band-squeeze bound for ShelfEdgeVariation, metres of input height:
-/// a larger shift could fold the curve (see [`crate::stages::curve::Preset::edge_max_shift_m`]).
-pub const SHELF_EDGE_MAX_SHIFT_M: f32 = crate::stages::curve::BALANCED.edge_max_shift_m();
+/// The balanced curve preset's band-squeeze bound for ShelfEdgeVariation, metres of input
+/// height: a larger shift could fold the curve. It is the curve stage's
+/// `BALANCED.edge_max_shift_m()` (half the narrower of its K2…K3 and K5…K6 bands × 251 m),
+/// restated here so validation does not reach into a stage; a test holds the two equal.
+pub const SHELF_EDGE_MAX_SHIFT_M: f32 = 15.06;
 
 /// The config file exactly as written: every key optional, PascalCase as the original.
 #[derive(Debug, Default, Deserialize)]
@@ -102,6 +99,15 @@ pub enum CoastProfile {
     Wide,
     /// The raw seabed.
     Steep,
+}
+
+/// How erosion treats the crater outside its protected core (CraterErosionMode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CraterErosionMode {
+    /// "full": full strength immediately outside the core.
+    Full,
+    /// "feather": ramped from zero at the core to full at the feather radius.
+    Feather,
 }
 
 /// Droplet erosion dials, as applied.
@@ -542,7 +548,7 @@ impl Config {
 
     /// scaleFactor = MapSize / 1024: every distance, radius and threshold is multiplied by it.
     pub fn scale_factor(&self) -> f32 {
-        self.map_size as f32 / REFERENCE_MAP_SIZE
+        crate::units::scale_factor(self.map_size as usize)
     }
 }
 

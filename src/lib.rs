@@ -14,6 +14,7 @@ pub mod render;
 pub mod seed;
 pub mod stages;
 pub mod sweep;
+pub mod units;
 
 /// The short git hash of the source this binary was built from, or "" outside a checkout.
 pub const GIT_HASH: &str = env!("ISLAGEN_GIT_HASH");

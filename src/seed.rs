@@ -29,6 +29,17 @@ pub fn stage_seed(resolved: i32, stage: &str) -> u64 {
     splitmix64(h)
 }
 
+/// A uniform draw in [0, 1) for `stage`, from its stage seed (53 bits).
+pub fn unit_draw(resolved: i32, stage: &str) -> f64 {
+    (stage_seed(resolved, stage) >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The PCG32 seed of erosion's droplet-start stream: the resolved seed plus the configured
+/// ErosionSeedOffset, as the original drew it.
+pub fn erosion_stream(resolved: i32, offset: i32) -> u64 {
+    u64::from(resolved.wrapping_add(offset) as u32)
+}
+
 /// SplitMix64's finaliser: a well-mixed 64-bit hash of `z` (also used for per-item draws).
 pub fn splitmix64(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);

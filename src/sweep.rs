@@ -165,7 +165,7 @@ impl SeedRecord {
                 )
             })
             .collect();
-        let metres_per_px = 8192.0 / bp.side() as f64;
+        let metres_per_px = f64::from(crate::units::metres_per_px(bp.side()));
         let road_m = if world.roads.is_some() {
             RoadTier::ALL
                 .iter()
@@ -256,7 +256,7 @@ pub fn is_done(dir: &Path, seed: i32) -> bool {
         .is_some_and(|r| r.seed == seed);
     ok_record
         && thumb_path(dir, seed).exists()
-        && crate::blueprint::read_file(&dir.join(&pipeline::file_names(seed)[0])).is_ok()
+        && crate::blueprint::read_file(&dir.join(pipeline::OutputNames::of(seed).v2)).is_ok()
 }
 
 /// A thumbnail: the biomes box-downsampled to [`THUMB`], with the roads drawn at that scale.
@@ -482,7 +482,7 @@ pub fn write_tables(dirs: &[PathBuf], out: &Path) -> Result<usize> {
                 .get(s)
                 .map_or(String::new(), |v| format!("{v:.3}"))
         }));
-        let [v2, v1, ..] = pipeline::file_names(r.seed);
+        let pipeline::OutputNames { v2, v1, .. } = pipeline::OutputNames::of(r.seed);
         cells.push(r.bytes.get(&v2).map_or(String::new(), u64::to_string));
         cells.push(r.bytes.get(&v1).map_or(String::new(), u64::to_string));
         csv.push_str(&cells.join(","));

@@ -6,9 +6,9 @@ use islagen::blueprint::write::record_payload;
 use islagen::config::Config;
 use islagen::pipeline::{self, World};
 use islagen::progress::Progress;
-use islagen::stages::curve::METRES_PER_RAW;
 use islagen::stages::erosion::{CHANNEL_DEPTH_M, CHANNEL_SYSTEM_CELLS};
 use islagen::stages::mainland::component_sizes;
+use islagen::units::METRES_PER_RAW;
 use ndarray::Array2;
 
 const SEED: i32 = 1_280_587_109;

@@ -73,8 +73,8 @@ fn regenerate(seed: i32, size: u32, erosion: bool) -> (PathBuf, Entry) {
     }
     let world = pipeline::generate(&config, seed, &Progress::hidden()).unwrap();
     pipeline::export(&world, &out, &Progress::hidden()).unwrap();
-    let names = pipeline::file_names(seed);
-    let (v2_name, v1_name, sidecar) = (&names[0], &names[1], &names[7]);
+    let names = pipeline::OutputNames::of(seed);
+    let (v2_name, v1_name, sidecar) = (&names.v2, &names.v1, &names.sidecar);
     let v2 = digest::v2(&std::fs::read(out.join(v2_name)).unwrap()).unwrap();
     let v1 = digest::v1(&std::fs::read(out.join(v1_name)).unwrap());
     let entry = Entry {

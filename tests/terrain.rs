@@ -8,9 +8,10 @@ use islagen::config::{CoastProfile, Config, SeaLevelModel, TerrainCurve, Terrain
 use islagen::pipeline::{self, World};
 use islagen::progress::Progress;
 use islagen::stages::crater::CARVE_FACTOR;
-use islagen::stages::curve::{BALANCED, METRES_PER_RAW};
+use islagen::stages::curve::BALANCED;
 use islagen::stages::sea::Water;
 use islagen::stages::topography::TRENCH_WIDTH;
+use islagen::units::METRES_PER_RAW;
 use ndarray::Array2;
 
 fn config(size: u32) -> Config {
@@ -265,5 +266,15 @@ fn the_islet_dial_sets_how_much_offshore_land_rises() {
     assert_eq!(
         none.mainland_px, default.mainland_px,
         "islets moved the mainland"
+    );
+}
+
+/// Config validation clamps ShelfEdgeVariation to a bound it states itself (config never reaches
+/// into a stage); it must be exactly the curve preset's band-squeeze bound.
+#[test]
+fn config_shelf_edge_bound_is_the_curves_band_squeeze_bound() {
+    assert_eq!(
+        islagen::config::SHELF_EDGE_MAX_SHIFT_M.to_bits(),
+        BALANCED.edge_max_shift_m().to_bits()
     );
 }

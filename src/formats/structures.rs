@@ -511,8 +511,8 @@ pub struct MapView<'a> {
 impl MapView<'_> {
     fn slope(&self, x: usize, y: usize) -> f32 {
         let n = self.heights.dim().0;
-        let metres_per_px = 8192.0 / n as f32;
-        let at = |x: usize, y: usize| self.heights[[x, y]] * crate::stages::curve::METRES_PER_RAW;
+        let metres_per_px = crate::units::metres_per_px(n);
+        let at = |x: usize, y: usize| crate::units::raw_to_m(self.heights[[x, y]]);
         let gx = (at((x + 1).min(n - 1), y) - at(x.saturating_sub(1), y)) / (2.0 * metres_per_px);
         let gy = (at(x, (y + 1).min(n - 1)) - at(x, y.saturating_sub(1))) / (2.0 * metres_per_px);
         gx.hypot(gy)

@@ -1,5 +1,5 @@
 //! PNG snapshots, one image pixel per map pixel, north up (image row = y):
-//! - `0_height`: hypsometric bands × a north-west hillshade of the rendered heights;
+//! - `0_height`: hypsometric bands × a north-west hillshade of the exported heights;
 //! - `0_water`: painted from the water bodies — ocean deep blue, lakes lighter blue, land neutral;
 //! - `1_biomes`: the biome palette below;
 //! - `2_towns`: the biome map with a disc per town, sized and coloured by tier (Capitol red,
@@ -34,8 +34,8 @@ use ndarray::Array2;
 use rayon::prelude::*;
 
 use crate::blueprint::{Biome, RoadTier, Roads, Town, TownTier};
-use crate::stages::curve::METRES_PER_RAW;
 use crate::stages::sea::SeaLevel;
+use crate::units::{metres_per_px, HEIGHT_CAP_M, METRES_PER_RAW};
 
 /// Rows per parallel band: the band reads each column's run of `BAND` contiguous heights.
 const BAND: usize = 64;
@@ -230,7 +230,7 @@ const LAND_STOPS: [(f32, [f32; 3]); 9] = [
     (160.0, [164.0, 124.0, 86.0]),
     (220.0, [214.0, 206.0, 188.0]),
     (300.0, [150.0, 140.0, 132.0]),
-    (420.0, [252.0, 252.0, 252.0]),
+    (HEIGHT_CAP_M, [252.0, 252.0, 252.0]),
 ];
 /// Water colour stops: metres under sea → RGB.
 const WATER_STOPS: [(f32, [f32; 3]); 4] = [
@@ -263,8 +263,7 @@ fn ramp(stops: &[(f32, [f32; 3])], m: f32) -> [f32; 3] {
 /// (one map side is 8192 m).
 pub fn height_image(heights: &Array2<f32>, sea: &SeaLevel) -> Image {
     let (w, h) = heights.dim();
-    let metres_per_px = 8192.0 / w as f32;
-    let k = METRES_PER_RAW / (2.0 * metres_per_px);
+    let k = METRES_PER_RAW / (2.0 * metres_per_px(w));
     // Unit vector towards the light: north-west (−x, −y), 45° up.
     let l = {
         let c = std::f32::consts::FRAC_1_SQRT_2;
@@ -280,7 +279,7 @@ pub fn height_image(heights: &Array2<f32>, sea: &SeaLevel) -> Image {
         }
         let m = (z - sea_y) * METRES_PER_RAW;
         let banded = (m / BAND_M).floor() * BAND_M + 0.5 * BAND_M;
-        let base = ramp(&LAND_STOPS, banded.min(420.0));
+        let base = ramp(&LAND_STOPS, banded.min(HEIGHT_CAP_M));
         let at = |xx: usize, yy: usize| heights[[xx, yy]];
         let dzdx = (at((x + 1).min(w - 1), y) - at(x.saturating_sub(1), y)) * k;
         let dzdy = (at(x, (y + 1).min(h - 1)) - at(x, y.saturating_sub(1))) * k;

@@ -25,9 +25,9 @@ use radix_heap::RadixHeapMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::curve::METRES_PER_RAW;
 use super::sea::Water;
 use crate::grid::bits::Bits;
+use crate::units::METRES_PER_RAW;
 
 /// Where water leaves the map.
 #[derive(Clone, Copy)]
@@ -173,7 +173,7 @@ pub struct BasinStats {
 /// Basin statistics of `heights` filled to `filled`.
 pub fn basin_stats(heights: &Array2<f32>, filled: &Array2<f32>) -> BasinStats {
     let (w, h) = heights.dim();
-    let cell_area = (8192.0 / w as f64).powi(2);
+    let cell_area = crate::units::px_area_m2(w);
     let depth = |x: usize, y: usize| (filled[[x, y]] - heights[[x, y]]) * METRES_PER_RAW;
     let mut seen = Bits::new(w * h);
     let mut basins: Vec<(usize, f32)> = Vec::new();

@@ -1,7 +1,7 @@
 //! Biome zoning by height and temperature, from the retained *uncurved* heights.
 //!
 //! The classifier reads the raw (uncurved, unshelved, undetailed) heights after the mainland
-//! fill and the crater carve, the water classification, and the crater — never the render map —
+//! fill and the crater carve, the water classification, and the crater — never the elevation map —
 //! so BIOM is bit-identical with the curve, the detail passes and the coast shelf on or off.
 //! Height bands are stated against the curve preset's input knots, so biome borders follow the
 //! terraces the curve draws: lowland below K2, foothills K2…K4 (the bench), plateau K4…K6,

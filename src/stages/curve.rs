@@ -29,11 +29,9 @@
 //!   unshifted knots and satisfy the Fritsch–Carlson bound for any shift within it);
 //! - outputs stay within [0, cap]; the pixel at spikeMax reaches the cap.
 
-use crate::blueprint::{CurveBase, CurveModulation, CurvePreset, CurveRecord};
 use crate::grid::noise::{Fbm, Lattice};
+use crate::units::{HEIGHT_CAP_M, METRES_PER_RAW};
 
-/// Metres of world height per raw height unit.
-pub const METRES_PER_RAW: f32 = 251.0;
 /// The sea level the preset's absolute knots are stated against.
 pub const SEA_REF: f32 = 0.15;
 /// The island's width as a fraction of the map (the Trench clamps it at about 90 %): the unit of
@@ -83,7 +81,7 @@ pub const BALANCED: Preset = Preset {
     red_ceil_m: 60.0,
     bench_m: 100.0,
     plateau_m: 220.0,
-    cap_m: 420.0,
+    cap_m: HEIGHT_CAP_M,
     tail_slope: 0.2,
     bench_amp_m: 12.0,
     plateau_amp_m: 20.0,
@@ -149,11 +147,6 @@ impl Curve {
         }
     }
 
-    /// The preset in force.
-    pub fn preset(&self) -> &Preset {
-        &self.preset
-    }
-
     /// The curve of the column at normalised position (u, v).
     pub fn column(&self, u: f32, v: f32) -> ColumnCurve {
         let p = &self.preset;
@@ -195,45 +188,19 @@ impl Curve {
         }
     }
 
-    /// The TCRV record (curveVersion 5) with the values as applied.
-    pub fn record(&self) -> CurveRecord {
-        let p = &self.preset;
-        let shift = self.record_sea - SEA_REF;
-        CurveRecord {
-            version: 5,
-            base: CurveBase {
-                knots: [
-                    p.knots[0] + shift,
-                    p.knots[1] + shift,
-                    p.knots[2] + shift,
-                    p.knots[3] + shift,
-                ],
-                spike_max: self.spike_top + self.record_sea,
-                sea: self.record_sea,
-                orange_ceil: p.orange_ceil_m,
-                red_ceil: p.red_ceil_m,
-                bench_lo: p.bench_m,
-                bench_hi: p.plateau_m,
-                peak_cap: p.cap_m,
-                tail_slope: p.tail_slope,
-            },
-            modulation: Some(CurveModulation {
-                bench_amp: p.bench_amp_m,
-                plateau_amp: p.plateau_amp_m,
-                shelf_span_min: p.span_min_m,
-                shelf_span_max: p.span_max_m,
-                elev_freq_islands: p.elev_freq_islands,
-                strength_freq_islands: p.strength_freq_islands,
-                bench_seed_offset: p.seed_offsets[0],
-                plateau_seed_offset: p.seed_offsets[1],
-                strength_seed_offset: p.seed_offsets[2],
-            }),
-            preset: Some(CurvePreset {
-                preset_id: p.id,
-                k5: p.knots[4] + shift,
-                k6: p.knots[5] + shift,
-            }),
-        }
+    /// The preset in force.
+    pub fn preset(&self) -> &Preset {
+        &self.preset
+    }
+
+    /// The spike's normaliser: this seed's highest raw height above sea.
+    pub fn spike_top(&self) -> f32 {
+        self.spike_top
+    }
+
+    /// The sea level the curve's record states its absolute values against.
+    pub fn record_sea(&self) -> f32 {
+        self.record_sea
     }
 }
 
@@ -379,9 +346,5 @@ mod tests {
     #[test]
     fn the_band_squeeze_bound_covers_the_default_edge_variation() {
         assert!(BALANCED.edge_max_shift_m() >= 12.0);
-        assert_eq!(
-            BALANCED.edge_max_shift_m(),
-            crate::config::SHELF_EDGE_MAX_SHIFT_M
-        );
     }
 }

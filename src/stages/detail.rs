@@ -12,20 +12,39 @@
 //! bit-identically the plain curve; relief is zero off the shelves, and the result is held in
 //! [lowland ceiling, cap]; neither pass touches a pixel at or below sea level.
 
-use super::curve::{ColumnCurve, ISLAND_WIDTH, METRES_PER_RAW};
-use crate::blueprint::DetailRecord;
+use super::curve::{ColumnCurve, ISLAND_WIDTH};
 use crate::grid::noise::{Fbm, Lattice};
+use crate::units::METRES_PER_RAW;
 
-/// The detail dials as applied: the TDTL record itself.
-pub type DetailParams = DetailRecord;
+/// The detail dials as applied (the pipeline records them as TDTL).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DetailParams {
+    /// Micro-relief amplitude, ± output metres.
+    pub relief_amp_m: f32,
+    /// Micro-relief frequency, undulations per island width.
+    pub relief_freq_islands: f32,
+    /// Micro-relief field's seed offset from the detail stage's seed.
+    pub relief_seed_offset: i32,
+    /// Shelf-edge shift amplitude, ± metres of input height; within `edge_max_shift_m`, which
+    /// config validation guarantees.
+    pub edge_amp_m: f32,
+    /// Shelf-edge frequency, undulations per island width.
+    pub edge_freq_islands: f32,
+    /// Shelf-edge field's seed offset from the detail stage's seed.
+    pub edge_seed_offset: i32,
+    /// The curve's band-squeeze bound, metres of input height.
+    pub edge_max_shift_m: f32,
+}
 
-/// The v1 passes' dials with the configured amplitudes; `edge_amp_m` is clamped to `edge_max_m`.
+/// The v1 passes' dials with the configured amplitudes (`edge_amp_m` already within
+/// `edge_max_m`: config validation clamps it).
 pub fn v1(relief_amp_m: f32, edge_amp_m: f32, edge_max_m: f32) -> DetailParams {
-    DetailRecord {
+    debug_assert!((0.0..=edge_max_m).contains(&edge_amp_m));
+    DetailParams {
         relief_amp_m,
         relief_freq_islands: 18.0,
         relief_seed_offset: 6_101,
-        edge_amp_m: edge_amp_m.clamp(0.0, edge_max_m),
+        edge_amp_m,
         edge_freq_islands: 7.0,
         edge_seed_offset: 6_202,
         edge_max_shift_m: edge_max_m,

@@ -1,36 +1,45 @@
-//! The render map: the exported heights (HGTS), made from the raw classify heights pixel by
+//! Elevation: the exported heights (HGTS), made from the raw classify heights pixel by
 //! pixel — the height curve and its detail passes above sea, the coast shelf below it.
 //!
 //! Guarantees: every pass is pointwise and keeps the pixel's side of the waterline, so a pixel
-//! is under sea in the render map exactly when it is under sea in the raw map; with the curve
+//! is under sea in the elevation map exactly when it is under sea in the raw map; with the curve
 //! off the land is the raw profile; the detail passes need the curve and are ignored without it.
 
 use ndarray::Array2;
 use rayon::prelude::*;
 
 use super::coast::shelve;
-use super::curve::{Curve, METRES_PER_RAW};
+use super::curve::Curve;
 use super::detail::Detail;
 use super::sea::SeaLevel;
-use crate::config::CoastProfile;
 use crate::grid::noise::normalised;
+use crate::units::METRES_PER_RAW;
 
-/// The passes the render map applies.
+/// What becomes of the seabed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shelf {
+    /// Shallow depth compressed so the shallows reach further out ([`shelve`]).
+    Wide,
+    /// The raw seabed.
+    Steep,
+}
+
+/// The passes the elevation applies.
 #[derive(Clone, Copy)]
-pub struct RenderPasses<'a> {
+pub struct ElevationPasses<'a> {
     /// The height curve, if TerrainCurve is on.
     pub curve: Option<&'a Curve>,
     /// The detail passes, if TerrainDetail is on (needs the curve).
     pub detail: Option<&'a Detail>,
-    /// The coast profile.
-    pub coast: CoastProfile,
+    /// The seabed.
+    pub shelf: Shelf,
 }
 
-/// Renders `raw` into exported heights. `on_column` is called once per finished column.
-pub fn render(
+/// Makes the exported heights from `raw`. `on_column` is called once per finished column.
+pub fn elevation(
     raw: &Array2<f32>,
     sea: &SeaLevel,
-    passes: RenderPasses,
+    passes: ElevationPasses,
     on_column: &(dyn Fn() + Sync),
 ) -> Array2<f32> {
     let (w, h) = raw.dim();
@@ -45,9 +54,9 @@ pub fn render(
                 let z = raw_column[y];
                 let s = sea.at(y);
                 column[y] = if z < s {
-                    match passes.coast {
-                        CoastProfile::Wide => shelve(z, s),
-                        CoastProfile::Steep => z,
+                    match passes.shelf {
+                        Shelf::Wide => shelve(z, s),
+                        Shelf::Steep => z,
                     }
                 } else if let Some(curve) = passes.curve {
                     let a = z - s;

@@ -1,6 +1,6 @@
-//! Droplet hydraulic erosion, Erosion "v1" (EROS erosionVersion 3), on the render map.
+//! Droplet hydraulic erosion, Erosion "v1" (EROS erosionVersion 3), on the elevation map.
 //!
-//! Droplets start at PCG32-drawn positions (seeded resolvedSeed + seedOffset) and walk downhill
+//! Droplets start at PCG32-drawn positions (from [`ErosionParams::stream_seed`]) and walk downhill
 //! one cell per step over bilinearly interpolated heights and gradients, their heading blended
 //! with the previous one by `inertia`. Each carries water (evaporating by `evaporation` a step),
 //! a speed (gaining `gravity` × drop, in metres), and sediment up to a capacity of
@@ -16,7 +16,7 @@
 //! - **Governors**: per cell, the net displacement against the height the pass found — positive
 //!   carved, negative built up — stays within [−depositCap, carveCap] metres.
 //! - **Sea clamp**: no cell is carved below sea + seaMargin; cells under sea are untouched in
-//!   both directions, so the rendered coastline cannot move.
+//!   both directions, so the exported coastline cannot move.
 //! - **Crater**: nothing within `core` × CraterRadius of the impact is modified; outside it,
 //!   "feather" ramps the effect from 0 to full by `feather` × CraterRadius, "full" applies it
 //!   at once.
@@ -37,10 +37,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::crater::Crater;
-use super::curve::METRES_PER_RAW;
 use super::sea::SeaLevel;
-use crate::blueprint::{ErosionCrater, ErosionRecord};
-use crate::config::{CraterErosionMode, ErosionConfig};
+use crate::units::METRES_PER_RAW;
 
 /// The carved depth (metres) that marks a cell as part of a channel.
 pub const CHANNEL_DEPTH_M: f32 = 3.0;
@@ -124,29 +122,52 @@ pub enum ErosionError {
     },
 }
 
-/// The EROS record (v3) for the dials as applied.
-pub fn record(c: &ErosionConfig) -> ErosionRecord {
-    ErosionRecord {
-        droplet_count: c.droplet_count,
-        lifetime: c.lifetime,
-        brush_radius: c.brush_radius,
-        seed_offset: c.seed_offset,
-        carve_cap_m: c.carve_cap_m,
-        deposit_cap_m: c.deposit_cap_m,
-        sea_margin_m: c.sea_margin_m,
-        inertia: c.inertia,
-        capacity_factor: c.capacity_factor,
-        min_slope_m: c.min_slope_m,
-        erode_rate: c.erode_rate,
-        deposit_rate: c.deposit_rate,
-        evaporation: c.evaporation,
-        gravity: c.gravity,
-        crater: ErosionCrater::Modes {
-            core: c.crater_core,
-            feather: c.crater_feather,
-            mode: c.crater_mode,
-        },
-    }
+/// How erosion treats the crater outside its protected core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CraterMode {
+    /// Full strength immediately outside the core.
+    Full,
+    /// Ramped from zero at the core to full at the feather radius.
+    Feather,
+}
+
+/// The erosion dials, as applied (validated by the caller; the pipeline records them as EROS).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ErosionParams {
+    /// Droplets drawn over the whole map.
+    pub droplet_count: i32,
+    /// Steps a droplet lives at most.
+    pub lifetime: i32,
+    /// Most a cell may be carved, metres.
+    pub carve_cap_m: f32,
+    /// Most a cell may be built up, metres.
+    pub deposit_cap_m: f32,
+    /// Radius of the erode/deposit cone, cells.
+    pub brush_radius: i32,
+    /// The seed of the droplet-start stream.
+    pub stream_seed: u64,
+    /// No cell is carved below sea + this, metres.
+    pub sea_margin_m: f32,
+    /// How much of its previous heading a droplet keeps, 0 ..= 1.
+    pub inertia: f32,
+    /// Sediment capacity factor.
+    pub capacity_factor: f32,
+    /// Smallest drop the capacity counts, metres.
+    pub min_slope_m: f32,
+    /// Share of the capacity shortfall eroded per step.
+    pub erode_rate: f32,
+    /// Share of the excess sediment deposited per step.
+    pub deposit_rate: f32,
+    /// Water lost per step, a fraction.
+    pub evaporation: f32,
+    /// Speed gained per metre of drop.
+    pub gravity: f32,
+    /// What happens outside the crater core.
+    pub crater_mode: CraterMode,
+    /// Protected core, a factor of the crater radius.
+    pub crater_core: f32,
+    /// Feather outer radius, a factor of the crater radius.
+    pub crater_feather: f32,
 }
 
 /// The cone brush: offsets within `radius` cells and weights ∝ (radius − distance), summing to 1.
@@ -172,7 +193,7 @@ struct Terrain<'a> {
     before: &'a Array2<f32>,
     sea: &'a SeaLevel,
     crater: &'a Crater,
-    c: &'a ErosionConfig,
+    c: &'a ErosionParams,
     brush: Vec<(isize, isize, f32)>,
     carve_cap_raw: f32,
     deposit_cap_raw: f32,
@@ -190,8 +211,8 @@ impl Terrain<'_> {
             return 0.0;
         }
         match self.c.crater_mode {
-            CraterErosionMode::Full => 1.0,
-            CraterErosionMode::Feather => {
+            CraterMode::Full => 1.0,
+            CraterMode::Feather => {
                 let feather = self.c.crater_feather * r;
                 if d >= feather {
                     1.0
@@ -366,13 +387,12 @@ fn spread(t: &Terrain, g: &Grid, cx: usize, cy: usize, amount: f32, carve: bool)
     moved
 }
 
-/// Erodes `heights` (the render map) in place. `crater` and `sea` as generated.
+/// Erodes `heights` (the elevation map) in place. `crater` and `sea` as generated.
 pub fn erode(
     heights: &mut Array2<f32>,
     sea: &SeaLevel,
     crater: &Crater,
-    c: &ErosionConfig,
-    seed: i32,
+    c: &ErosionParams,
     schedule: Schedule,
     on_phase: &(dyn Fn() + Sync),
 ) -> Result<ErosionStats, ErosionError> {
@@ -390,7 +410,7 @@ pub fn erode(
         margin_raw: c.sea_margin_m / METRES_PER_RAW,
     };
     // Droplet starts, drawn in order from one PCG32 stream.
-    let mut rng = Pcg32::seed_from_u64(u64::from(seed.wrapping_add(c.seed_offset) as u32));
+    let mut rng = Pcg32::seed_from_u64(c.stream_seed);
     let span = (n - 1) as f32;
     let starts: Vec<[f32; 2]> = (0..c.droplet_count.max(0))
         .map(|_| {

@@ -123,11 +123,11 @@ pub fn component_sizes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SeaLevelModel;
+    use crate::stages::sea::SeaModel;
 
     #[test]
     fn stray_land_sinks_and_islets_stay() {
-        let sea = SeaLevel::new(SeaLevelModel::Flat(0.15), 8);
+        let sea = SeaLevel::new(SeaModel::Flat(0.15), 8);
         let mut h = Array2::from_elem((8, 8), 0.0f32);
         for x in 1..4 {
             for y in 1..4 {

@@ -34,13 +34,12 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::crater::Crater;
-use super::curve::METRES_PER_RAW;
 use super::sea::{SeaLevel, Water};
 use crate::blueprint::{RoadPath, Roads, Town, TownTier};
 use crate::grid::bits::Bits;
+use crate::units::{HEIGHT_CAP_M as CAP_M, METRES_PER_RAW};
 
 /// The summit cap the cost's elevation is a fraction of, metres.
-const CAP_M: f32 = 420.0;
 /// RDP tolerance at the 1024 reference, pixels (× scaleFactor).
 const RDP_TOLERANCE_REF: f32 = 4.0;
 /// Chaikin passes.
@@ -559,7 +558,7 @@ pub fn roads(grid: &CostGrid, towns: &[Town], on_path: &(dyn Fn() + Sync)) -> Ro
     net.stats.abandoned += abandoned;
 
     // Smoothing.
-    let tolerance = RDP_TOLERANCE_REF * n as f32 / 1024.0;
+    let tolerance = RDP_TOLERANCE_REF * crate::units::scale_factor(n);
     for raw in &net.raw {
         let points: Vec<[f32; 2]> = raw
             .cells

@@ -15,31 +15,38 @@ use rayon::prelude::*;
 
 use crate::grid::flood::fill;
 
-use crate::config::SeaLevelModel;
-
 /// Sea level at the northern edge under the legacy field model, raw units.
 pub const FIELD_NORTH: f32 = 0.26;
 /// Sea level at the southern edge under the legacy field model, raw units.
 pub const FIELD_SOUTH: f32 = 0.15;
 
+/// How sea level is computed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SeaModel {
+    /// One scalar everywhere (raw height units).
+    Flat(f32),
+    /// The legacy latitude lerp: [`FIELD_NORTH`] at y = 0 to [`FIELD_SOUTH`] at the southern edge.
+    Field,
+}
+
 /// The sea level of a map: a model bound to a MapSize.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SeaLevel {
-    model: SeaLevelModel,
+    model: SeaModel,
     map_size: usize,
 }
 
 impl SeaLevel {
     /// The sea level of `model` on a map of `map_size` pixels per side.
-    pub fn new(model: SeaLevelModel, map_size: usize) -> SeaLevel {
+    pub fn new(model: SeaModel, map_size: usize) -> SeaLevel {
         SeaLevel { model, map_size }
     }
 
     /// Sea level (raw height units) at row `y` (0 = north); the same for every x.
     pub fn at(&self, y: usize) -> f32 {
         match self.model {
-            SeaLevelModel::Flat(level) => level,
-            SeaLevelModel::Field => {
+            SeaModel::Flat(level) => level,
+            SeaModel::Field => {
                 let t = if self.map_size > 1 {
                     y as f32 / (self.map_size - 1) as f32
                 } else {
@@ -102,9 +109,9 @@ mod tests {
 
     #[test]
     fn flat_and_field_models() {
-        let flat = SeaLevel::new(SeaLevelModel::Flat(0.15), 1024);
+        let flat = SeaLevel::new(SeaModel::Flat(0.15), 1024);
         assert_eq!((flat.at(0), flat.at(1023)), (0.15, 0.15));
-        let field = SeaLevel::new(SeaLevelModel::Field, 1024);
+        let field = SeaLevel::new(SeaModel::Field, 1024);
         assert_eq!(field.at(0), FIELD_NORTH);
         assert!((field.at(1023) - FIELD_SOUTH).abs() < 1e-6);
         assert!(
@@ -132,7 +139,7 @@ mod tests {
             };
             ring + ring2
         });
-        let sea = SeaLevel::new(SeaLevelModel::Flat(0.15), n);
+        let sea = SeaLevel::new(SeaModel::Flat(0.15), n);
         let water = classify_water(&heights, &sea);
         assert_eq!(water[(0, 0)], Water::Ocean);
         assert_eq!(water[(20, 32)], Water::Lake, "inside the closed ring");
@@ -160,7 +167,7 @@ mod tests {
         let mut heights = Array2::from_elem((5, 5), 1.0f32);
         heights[(0, 0)] = 0.0; // border, ocean
         heights[(1, 1)] = 0.0; // diagonal to the ocean cell only
-        let water = classify_water(&heights, &SeaLevel::new(SeaLevelModel::Flat(0.15), 5));
+        let water = classify_water(&heights, &SeaLevel::new(SeaModel::Flat(0.15), 5));
         assert_eq!(water[(0, 0)], Water::Ocean);
         assert_eq!(water[(1, 1)], Water::Lake);
     }

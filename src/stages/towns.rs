@@ -233,8 +233,8 @@ fn sites(inp: &TownInputs) -> Vec<Site> {
             }
         })
         .collect();
-    // Slope between neighbouring sites' heights: metres per metre (a map side is 8192 m).
-    let site_m = 8192.0 / SITES as f32;
+    // Slope between neighbouring sites' heights: metres per metre.
+    let site_m = crate::units::WORLD_SIZE_M / SITES as f32;
     let at = |i: usize, j: usize| out[i * SITES + j].metres;
     let slopes: Vec<f32> = (0..SITES * SITES)
         .map(|k| {

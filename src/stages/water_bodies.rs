@@ -151,14 +151,14 @@ pub fn water_bodies(water: &Array2<Water>, sea: &SeaLevel) -> Result<WaterBodies
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SeaLevelModel;
+    use crate::stages::sea::SeaModel;
 
     #[test]
     fn lakes_are_numbered_in_scan_order_with_centroids() {
         use Water::{Dry as D, Lake as L, Ocean as O};
         let grid = [[O, O, O, O], [O, D, L, D], [O, D, D, D], [O, L, L, D]];
         let water = Array2::from_shape_fn((4, 4), |(x, y)| grid[x][y]);
-        let b = water_bodies(&water, &SeaLevel::new(SeaLevelModel::Flat(0.15), 4)).unwrap();
+        let b = water_bodies(&water, &SeaLevel::new(SeaModel::Flat(0.15), 4)).unwrap();
         assert_eq!(b.ids[[1, 2]], 2, "first lake met in scan order");
         assert_eq!((b.ids[[3, 1]], b.ids[[3, 2]]), (3, 3));
         assert_eq!(b.ids[[0, 0]], OCEAN_ID);

@@ -26,7 +26,7 @@ pub const SHALLOW_M: f32 = 4.0;
 /// A land tile whose heights span more than this (metres) is a cliff.
 pub const CLIFF_M: f32 = 25.0;
 /// Metres per raw height unit.
-const METRES_PER_RAW: f32 = crate::stages::curve::METRES_PER_RAW;
+use crate::units::METRES_PER_RAW;
 /// The sea level assumed where a blueprint has no water sections.
 const DEFAULT_SEA: f32 = 0.15;
 
@@ -49,7 +49,7 @@ pub fn island_from_world(bp: &Blueprint, side: usize) -> Result<Island, ExportEr
         return Err(ExportError { side, map_size: n });
     }
     let crater = (bp.params.crater_radius > 0.0).then(|| {
-        let r = bp.params.crater_radius * n as f32 / 1024.0;
+        let r = bp.params.crater_radius * crate::units::scale_factor(n);
         ([bp.params.impact_center_x, bp.params.impact_center_y], r)
     });
     let mut ground = Vec::with_capacity(side * side);

@@ -131,13 +131,13 @@ pub fn island(
     );
     let span = (x1 - x0).max(y1 - y0);
     let px_per_block = span as f32 / width as f32;
-    let metres_per_px = 8192.0 / n as f32;
+    let metres_per_px = crate::units::metres_per_px(n);
     let metres_per_block = px_per_block * metres_per_px;
     let (bw, bd) = (
         ((x1 - x0) as f32 / px_per_block).ceil() as usize,
         ((y1 - y0) as f32 / px_per_block).ceil() as usize,
     );
-    let raw_to_m = crate::stages::curve::METRES_PER_RAW;
+    let raw_to_m = crate::units::METRES_PER_RAW;
     // Sample each block column at its centre pixel.
     let sample = |bx: usize, bz: usize| {
         let x = (x0 + ((bx as f32 + 0.5) * px_per_block) as usize).min(x1 - 1);

@@ -1,0 +1,417 @@
+//! The generation pipeline: the stages in order, from a config and a resolved seed to a
+//! [`World`], and the export of a world to its files.
+//!
+//! Order (GENERATOR.md steps 1–4 and the biome half of 6):
+//! topography → mainland fill → crater placement and carve → mainland fill again (a carve can
+//! never leave a severed fragment) → water classification → elevation (height curve, detail,
+//! coast shelf) → droplet erosion of the elevation (when on) → biomes → water bodies →
+//! priority-flood basins (diagnostics) → towns → roads (unless SkipRoads). Every edit that moves
+//! the waterline happens on the raw *classify* heights before the elevation is made from them
+//! pixel by pixel, so the exported waterline is the classify map's by construction.
+//!
+//! [`params`] translates the config into each stage's parameters and [`records`] translates what
+//! the stages applied into the wire records; [`generate`] reads top to bottom as the stage list,
+//! each step a named function below it; [`export`] writes a world's files. With SkipRoads the road sections are present and
+//! empty and there is no `3_roads` snapshot.
+
+mod export;
+pub mod params;
+pub mod records;
+
+use std::time::Duration;
+
+use ndarray::Array2;
+use serde::Serialize;
+
+pub use export::{
+    export, export_with, sidecar_path, ExportError, OutputNames, SidecarLayout, Written,
+};
+
+use crate::blueprint::{Blueprint, Params, Town};
+use crate::config::{Config, TerrainCurve, TerrainDetail};
+use crate::progress::Progress;
+use crate::stages::basins::{basin_stats, fill_depressions, BasinStats, Outlets};
+use crate::stages::biomes::{biomes, BiomeInputs, Zoning};
+use crate::stages::crater::{self, Crater};
+use crate::stages::curve::{Curve, BALANCED};
+use crate::stages::detail::Detail;
+use crate::stages::elevation::{elevation, ElevationPasses};
+use crate::stages::erosion::{erode, ErosionError, ErosionStats, Schedule};
+use crate::stages::mainland::{count_components, mainland_fill, Mainland};
+use crate::stages::roads::{roads, CostGrid, RoadNetwork};
+use crate::stages::sea::{classify_water, SeaLevel, Water};
+use crate::stages::topography::{topography, Shape};
+use crate::stages::towns::{towns, SmoothSite, TownInputs, TownStats};
+use crate::stages::water_bodies::{water_bodies, WaterBodies, WaterBodyError};
+use crate::units;
+
+/// Why generation stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum GenerateError {
+    /// The erosion pass's exit check found a broken guarantee.
+    #[error(transparent)]
+    Erosion(#[from] ErosionError),
+    /// The water bodies cannot be written.
+    #[error(transparent)]
+    WaterBodies(#[from] WaterBodyError),
+}
+
+/// A generated world: the blueprint to export and what the stages know about it.
+#[derive(Clone, Debug)]
+pub struct World {
+    /// The blueprint (provenance is stamped at export).
+    pub blueprint: Blueprint,
+    /// The raw classify heights biomes and water were computed from (uncurved).
+    pub classify_heights: Array2<f32>,
+    /// The water classification of the classify heights.
+    pub water: Array2<Water>,
+    /// The sea level in force.
+    pub sea: SeaLevel,
+    /// The crater.
+    pub crater: Crater,
+    /// Figures for the summary.
+    pub stats: WorldStats,
+    /// What erosion did, when it ran.
+    pub erosion: Option<ErosionStats>,
+    /// The depressions of the final heights (diagnostics; not serialised).
+    pub basins: BasinStats,
+    /// Towns per tier.
+    pub towns: TownStats,
+    /// The road network, unless SkipRoads.
+    pub roads: Option<RoadNetwork>,
+}
+
+/// Figures about a world, for the closing summary and for tests.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorldStats {
+    /// The resolved seed.
+    pub seed: i32,
+    /// Pixels per side.
+    pub map_size: usize,
+    /// Fraction of pixels that are land.
+    pub land_fraction: f64,
+    /// Pixels of the mainland.
+    pub mainland_px: usize,
+    /// Offshore islets (land components other than the mainland).
+    pub islets: usize,
+    /// Pixels of all islets.
+    pub islet_px: usize,
+    /// Lakes (below-sea components not joined to the ocean).
+    pub lakes: usize,
+    /// Pixels of all lakes.
+    pub lake_px: usize,
+    /// Stray land pixels the mainland fill sank.
+    pub sunk_px: usize,
+    /// Impact centre, pixels.
+    pub crater_center: [f32; 2],
+    /// The islet field's threshold for this seed.
+    pub islet_threshold: f32,
+}
+
+/// Generates the world of `seed` (already resolved) under `config`.
+pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World, GenerateError> {
+    let sea = params::sea(config);
+    let island = shape_island(config, seed, &sea, progress);
+    let water = timed(progress, "water", || classify_water(&island.raw, &sea));
+    let mut relief = elevate(config, seed, &island.raw, &sea, progress);
+    let erosion = match config.erosion.enabled {
+        true => Some(erode_relief(
+            config,
+            seed,
+            &mut relief.heights,
+            &sea,
+            &island.crater,
+            progress,
+        )?),
+        false => None,
+    };
+    let biome_map = {
+        let stage = progress.stage("biomes", config.map_size.into());
+        let inputs = BiomeInputs {
+            zoning: &relief.zoning,
+            heights: &island.raw,
+            water: &water,
+            sea: &sea,
+            crater: &island.crater,
+        };
+        let map = biomes(&inputs, &|| stage.tick());
+        stage.finish();
+        map
+    };
+    let bodies = timed(progress, "water bodies", || water_bodies(&water, &sea))?;
+    let basins = timed(progress, "basins", || depressions(&relief.heights, &water));
+    let (town_list, town_stats) = timed(progress, "towns", || {
+        place_towns(config, seed, &island, &relief, &sea, &bodies)
+    });
+    let road_network = (!config.skip_roads).then(|| {
+        build_roads(
+            &relief.heights,
+            &water,
+            &sea,
+            &island.crater,
+            &town_list,
+            progress,
+        )
+    });
+    let stats = timed(progress, "statistics", || {
+        world_stats(seed, &island, &water, &bodies)
+    });
+    let blueprint = Blueprint {
+        params: Params {
+            world_seed: seed,
+            map_size: config.map_size as i32,
+            crater_radius: config.crater_radius,
+            density_multiplier: config.density_multiplier,
+            impact_center_x: island.crater.center[0],
+            impact_center_y: island.crater.center[1],
+            generated_utc: String::new(),
+            generator_git_hash: String::new(),
+        },
+        heights: relief.heights,
+        biomes: biome_map,
+        towns: town_list,
+        curve: relief.curve.as_ref().map(records::curve),
+        detail: relief.detail.as_ref().map(|d| records::detail(d.params())),
+        erosion: config.erosion.enabled.then(|| {
+            records::erosion(
+                &params::erosion(&config.erosion, seed),
+                config.erosion.seed_offset,
+            )
+        }),
+        water_ids: Some(bodies.ids),
+        water_bodies: Some(bodies.bodies),
+        water_surface: Some(bodies.surface),
+        roads: road_network
+            .as_ref()
+            .map(|r| r.roads.clone())
+            .unwrap_or_default(),
+    };
+    Ok(World {
+        blueprint,
+        classify_heights: island.raw,
+        water,
+        sea,
+        crater: island.crater,
+        stats,
+        erosion,
+        basins,
+        towns: town_stats,
+        roads: road_network,
+    })
+}
+
+/// Runs `work` as a stage without a natural count.
+fn timed<T>(progress: &Progress, name: &'static str, work: impl FnOnce() -> T) -> T {
+    let stage = progress.stage(name, 0);
+    let out = work();
+    stage.finish();
+    out
+}
+
+/// The island before any height is rendered: the raw classify heights with the mainland filled,
+/// the crater carved and filled again (a carve can never leave a severed fragment).
+struct Island {
+    shape: Shape,
+    raw: Array2<f32>,
+    islet_threshold: f32,
+    sunk_px: usize,
+    mainland: Mainland,
+    crater: Crater,
+}
+
+fn shape_island(config: &Config, seed: i32, sea: &SeaLevel, progress: &Progress) -> Island {
+    let stage = progress.stage("topography", config.map_size.into());
+    let shape = Shape::new(&params::topography(config, seed, *sea));
+    let topo = topography(&shape, &|| stage.tick());
+    stage.finish();
+    let mut raw = topo.heights;
+    let first = timed(progress, "mainland", || {
+        mainland_fill(&mut raw, &topo.islet_zone, sea)
+    });
+    let stage = progress.stage("crater", 0);
+    let crater = crater::place(
+        &first.mask,
+        crate::seed::unit_draw(seed, "crater"),
+        params::crater_radius_px(config),
+    );
+    drop(first.mask);
+    crater::carve(&mut raw, &crater, sea);
+    let second = mainland_fill(&mut raw, &topo.islet_zone, sea);
+    stage.finish();
+    Island {
+        shape,
+        raw,
+        islet_threshold: topo.islet_threshold,
+        sunk_px: first.sunk + second.sunk,
+        mainland: second,
+        crater,
+    }
+}
+
+/// The exported heights and the fields that made them.
+struct Relief {
+    heights: Array2<f32>,
+    curve: Option<Curve>,
+    detail: Option<Detail>,
+    zoning: Zoning,
+}
+
+fn elevate(
+    config: &Config,
+    seed: i32,
+    raw: &Array2<f32>,
+    sea: &SeaLevel,
+    progress: &Progress,
+) -> Relief {
+    let n = config.map_size as usize;
+    let stage = progress.stage("elevation", n as u64);
+    let max_above_sea = raw
+        .outer_iter()
+        .map(|col| {
+            col.iter()
+                .enumerate()
+                .map(|(y, &z)| z - sea.at(y))
+                .fold(f32::NEG_INFINITY, f32::max)
+        })
+        .fold(f32::NEG_INFINITY, f32::max);
+    let curve = (config.terrain_curve == TerrainCurve::V5)
+        .then(|| Curve::new(BALANCED, seed, max_above_sea, sea.at(n / 2)));
+    let detail = (curve.is_some() && config.terrain_detail == TerrainDetail::V1)
+        .then(|| Detail::new(params::detail(config), seed));
+    let passes = ElevationPasses {
+        curve: curve.as_ref(),
+        detail: detail.as_ref(),
+        shelf: params::shelf(config),
+    };
+    let heights = elevation(raw, sea, passes, &|| stage.tick());
+    stage.finish();
+    Relief {
+        heights,
+        curve,
+        detail,
+        zoning: Zoning::new(seed, BALANCED.knots),
+    }
+}
+
+fn erode_relief(
+    config: &Config,
+    seed: i32,
+    heights: &mut Array2<f32>,
+    sea: &SeaLevel,
+    crater: &Crater,
+    progress: &Progress,
+) -> Result<ErosionStats, ErosionError> {
+    let stage = progress.stage("erosion", 4);
+    let dials = params::erosion(&config.erosion, seed);
+    let stats = erode(heights, sea, crater, &dials, Schedule::Tiled, &|| {
+        stage.tick()
+    })?;
+    stage.finish();
+    Ok(stats)
+}
+
+/// The depressions of the exported heights, drained to the ocean (diagnostics only).
+fn depressions(heights: &Array2<f32>, water: &Array2<Water>) -> BasinStats {
+    let t = std::time::Instant::now();
+    let filled = fill_depressions(heights, Outlets::Ocean(water));
+    tracing::debug!("priority flood {:.2?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let basins = basin_stats(heights, &filled);
+    tracing::debug!("basin statistics {:.2?}", t.elapsed());
+    tracing::info!(
+        "basins: {} depressions over {} cells, largest {} cells, deepest {:.1} m, {:.0} m³",
+        basins.basins,
+        basins.filled_cells,
+        basins.largest_cells,
+        basins.max_depth_m,
+        basins.volume_m3
+    );
+    basins
+}
+
+/// Towns, scored on the smooth terrain (the island without its finest octaves, through the
+/// curve and the biome zoning: a function of the normalised position alone) so they stand in the
+/// same places at every MapSize.
+fn place_towns(
+    config: &Config,
+    seed: i32,
+    island: &Island,
+    relief: &Relief,
+    sea: &SeaLevel,
+    bodies: &WaterBodies,
+) -> (Vec<Town>, TownStats) {
+    let n = config.map_size as usize;
+    let smooth = |u: f32, v: f32| {
+        let s = sea.at(((v * n as f32) as usize).min(n - 1));
+        let a = island.shape.smooth_height(u, v, s) - s;
+        let metres = match (&relief.curve, a > 0.0) {
+            (Some(c), true) => c.column(u, v).metres(a, 0.0),
+            _ => units::raw_to_m(a),
+        };
+        // The crater is left out: its rim comes from the pixel map's impact centre, which moves
+        // by a pixel between MapSizes; towns read it through a smooth distance instead.
+        let biome = (a >= 0.0).then(|| relief.zoning.land(a, u, v, false));
+        SmoothSite { metres, biome }
+    };
+    towns(&TownInputs {
+        seed,
+        smooth: &smooth,
+        water_ids: &bodies.ids,
+        mainland: &island.mainland.mask,
+        crater: &island.crater,
+        density: config.density_multiplier,
+    })
+}
+
+fn build_roads(
+    heights: &Array2<f32>,
+    water: &Array2<Water>,
+    sea: &SeaLevel,
+    crater: &Crater,
+    towns: &[Town],
+    progress: &Progress,
+) -> RoadNetwork {
+    let stage = progress.stage("roads", towns.len() as u64);
+    let grid = CostGrid::new(heights, water, sea, crater);
+    let network = roads(&grid, towns, &|| stage.tick());
+    stage.finish();
+    let s = &network.stats;
+    tracing::info!(
+        "roads: {} highway, {} branch, {} rugged, {} trail paths; {} towns abandoned; {} nodes expanded",
+        s.paths[0], s.paths[1], s.paths[2], s.paths[3], s.abandoned, s.expanded
+    );
+    network
+}
+
+fn world_stats(
+    seed: i32,
+    island: &Island,
+    water: &Array2<Water>,
+    bodies: &WaterBodies,
+) -> WorldStats {
+    let (n, _) = water.dim();
+    let land_px = water.iter().filter(|w| **w == Water::Dry).count();
+    let mainland = &island.mainland.mask;
+    let (islets, islet_px) = count_components((n, n), |x, y| {
+        mainland[[x, y]] == 0 && water[[x, y]] == Water::Dry
+    });
+    let lakes = &bodies.bodies[1.min(bodies.bodies.len())..];
+    WorldStats {
+        seed,
+        map_size: n,
+        land_fraction: land_px as f64 / (n * n) as f64,
+        mainland_px: island.mainland.area,
+        islets,
+        islet_px,
+        lakes: lakes.len(),
+        lake_px: lakes.iter().map(|b| b.pixel_count.max(0) as usize).sum(),
+        sunk_px: island.sunk_px,
+        crater_center: island.crater.center,
+        islet_threshold: island.islet_threshold,
+    }
+}
+
+/// Total of the timings, for the summary.
+pub fn total(timings: &[(String, Duration)]) -> Duration {
+    timings.iter().map(|(_, d)| *d).sum()
+}

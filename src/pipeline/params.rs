@@ -1,0 +1,81 @@
+//! Config → stage parameters: the one place where the validated [`Config`] is translated into
+//! each stage's own small parameter struct. Stages never see the config; the config never sees a
+//! stage.
+
+use crate::config::{self, CoastProfile, Config, SeaLevelModel};
+use crate::seed;
+use crate::stages::curve::BALANCED;
+use crate::stages::detail::{self, DetailParams};
+use crate::stages::elevation::Shelf;
+use crate::stages::erosion::{CraterMode, ErosionParams};
+use crate::stages::sea::{SeaLevel, SeaModel};
+use crate::stages::topography::TopographyParams;
+
+/// The sea level of `config` at its MapSize.
+pub fn sea(config: &Config) -> SeaLevel {
+    let model = match config.sea_level {
+        SeaLevelModel::Flat(level) => SeaModel::Flat(level),
+        SeaLevelModel::Field => SeaModel::Field,
+    };
+    SeaLevel::new(model, config.map_size as usize)
+}
+
+/// The topography's dials.
+pub fn topography(config: &Config, seed: i32, sea: SeaLevel) -> TopographyParams {
+    TopographyParams {
+        seed,
+        map_size: config.map_size as usize,
+        axis_x: config.island_axis_x,
+        axis_y: config.island_axis_y,
+        islet_density: config.offshore_island_density,
+        sea,
+    }
+}
+
+/// The crater's radius in pixels at this MapSize.
+pub fn crater_radius_px(config: &Config) -> f32 {
+    config.crater_radius * config.scale_factor()
+}
+
+/// The detail passes' dials (TerrainDetail "v1").
+pub fn detail(config: &Config) -> DetailParams {
+    detail::v1(
+        config.shelf_relief_amp_m,
+        config.shelf_edge_variation_m,
+        BALANCED.edge_max_shift_m(),
+    )
+}
+
+/// The seabed treatment.
+pub fn shelf(config: &Config) -> Shelf {
+    match config.coast_profile {
+        CoastProfile::Wide => Shelf::Wide,
+        CoastProfile::Steep => Shelf::Steep,
+    }
+}
+
+/// The erosion dials, with the droplet stream derived from the resolved seed.
+pub fn erosion(e: &config::ErosionConfig, seed: i32) -> ErosionParams {
+    ErosionParams {
+        droplet_count: e.droplet_count,
+        lifetime: e.lifetime,
+        carve_cap_m: e.carve_cap_m,
+        deposit_cap_m: e.deposit_cap_m,
+        brush_radius: e.brush_radius,
+        stream_seed: seed::erosion_stream(seed, e.seed_offset),
+        sea_margin_m: e.sea_margin_m,
+        inertia: e.inertia,
+        capacity_factor: e.capacity_factor,
+        min_slope_m: e.min_slope_m,
+        erode_rate: e.erode_rate,
+        deposit_rate: e.deposit_rate,
+        evaporation: e.evaporation,
+        gravity: e.gravity,
+        crater_mode: match e.crater_mode {
+            config::CraterErosionMode::Full => CraterMode::Full,
+            config::CraterErosionMode::Feather => CraterMode::Feather,
+        },
+        crater_core: e.crater_core,
+        crater_feather: e.crater_feather,
+    }
+}

@@ -1,0 +1,96 @@
+//! Stage outputs → wire records: the TCRV, TDTL and EROS records that describe how a world was
+//! made, built from what the stages applied. Stages never build a record; the blueprint module
+//! never sees a stage.
+
+use crate::blueprint::format::CraterErosionMode;
+use crate::blueprint::{
+    CurveBase, CurveModulation, CurvePreset, CurveRecord, DetailRecord, ErosionCrater,
+    ErosionRecord,
+};
+use crate::stages::curve::{Curve, SEA_REF};
+use crate::stages::detail::DetailParams;
+use crate::stages::erosion::{CraterMode, ErosionParams};
+
+/// The TCRV record (curveVersion 5) of a curve as applied.
+pub fn curve(c: &Curve) -> CurveRecord {
+    let p = c.preset();
+    let sea = c.record_sea();
+    let shift = sea - SEA_REF;
+    CurveRecord {
+        version: 5,
+        base: CurveBase {
+            knots: [
+                p.knots[0] + shift,
+                p.knots[1] + shift,
+                p.knots[2] + shift,
+                p.knots[3] + shift,
+            ],
+            spike_max: c.spike_top() + sea,
+            sea,
+            orange_ceil: p.orange_ceil_m,
+            red_ceil: p.red_ceil_m,
+            bench_lo: p.bench_m,
+            bench_hi: p.plateau_m,
+            peak_cap: p.cap_m,
+            tail_slope: p.tail_slope,
+        },
+        modulation: Some(CurveModulation {
+            bench_amp: p.bench_amp_m,
+            plateau_amp: p.plateau_amp_m,
+            shelf_span_min: p.span_min_m,
+            shelf_span_max: p.span_max_m,
+            elev_freq_islands: p.elev_freq_islands,
+            strength_freq_islands: p.strength_freq_islands,
+            bench_seed_offset: p.seed_offsets[0],
+            plateau_seed_offset: p.seed_offsets[1],
+            strength_seed_offset: p.seed_offsets[2],
+        }),
+        preset: Some(CurvePreset {
+            preset_id: p.id,
+            k5: p.knots[4] + shift,
+            k6: p.knots[5] + shift,
+        }),
+    }
+}
+
+/// The TDTL record (detailVersion 2) of the detail dials as applied.
+pub fn detail(d: &DetailParams) -> DetailRecord {
+    DetailRecord {
+        relief_amp_m: d.relief_amp_m,
+        relief_freq_islands: d.relief_freq_islands,
+        relief_seed_offset: d.relief_seed_offset,
+        edge_amp_m: d.edge_amp_m,
+        edge_freq_islands: d.edge_freq_islands,
+        edge_seed_offset: d.edge_seed_offset,
+        edge_max_shift_m: d.edge_max_shift_m,
+    }
+}
+
+/// The EROS record (v3) of the erosion dials as applied; `seed_offset` is the configured
+/// ErosionSeedOffset the droplet stream was derived with.
+pub fn erosion(e: &ErosionParams, seed_offset: i32) -> ErosionRecord {
+    ErosionRecord {
+        droplet_count: e.droplet_count,
+        lifetime: e.lifetime,
+        brush_radius: e.brush_radius,
+        seed_offset,
+        carve_cap_m: e.carve_cap_m,
+        deposit_cap_m: e.deposit_cap_m,
+        sea_margin_m: e.sea_margin_m,
+        inertia: e.inertia,
+        capacity_factor: e.capacity_factor,
+        min_slope_m: e.min_slope_m,
+        erode_rate: e.erode_rate,
+        deposit_rate: e.deposit_rate,
+        evaporation: e.evaporation,
+        gravity: e.gravity,
+        crater: ErosionCrater::Modes {
+            core: e.crater_core,
+            feather: e.crater_feather,
+            mode: match e.crater_mode {
+                CraterMode::Full => CraterErosionMode::Full,
+                CraterMode::Feather => CraterErosionMode::Feather,
+            },
+        },
+    }
+}
