@@ -11,11 +11,14 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::blueprint::format::{PRMS, V1_HEADER};
-use crate::blueprint::Tag;
+use super::format::{
+    Tag, PRMS, PRMS_FIXED_LEN, SECTION_FRAME_LEN, V1_HEADER_LEN, V1_PIXEL_LEN, V2_HEADER_LEN,
+    V2_MAGIC,
+};
 
-/// Bytes of fixed PRMS fields before the provenance strings.
-pub const PRMS_FIXED_LEN: usize = 24;
+const HEADER: usize = V2_HEADER_LEN as usize;
+const FRAME: usize = SECTION_FRAME_LEN as usize;
+const PRMS_FIXED: usize = PRMS_FIXED_LEN as usize;
 
 /// The digest of a v2 file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,20 +36,20 @@ pub struct DigestError(String);
 
 /// Digests a v2 file's bytes.
 pub fn v2(bytes: &[u8]) -> Result<V2Digest, DigestError> {
-    if bytes.len() < 8 || &bytes[..4] != b"ISLA" {
+    if bytes.len() < HEADER || bytes[..4] != V2_MAGIC {
         return Err(DigestError("missing ISLA header".into()));
     }
     let mut world = Sha256::new();
-    world.update(&bytes[..8]);
+    world.update(&bytes[..HEADER]);
     let mut sections = Vec::new();
-    let mut at = 8;
+    let mut at = HEADER;
     while at < bytes.len() {
         let frame = bytes
-            .get(at..at + 12)
+            .get(at..at + FRAME)
             .ok_or_else(|| DigestError(format!("truncated section frame at {at}")))?;
         let tag = u32::from_le_bytes(frame[..4].try_into().unwrap_or_default());
         let len = u64::from_le_bytes(frame[4..].try_into().unwrap_or_default());
-        let start = at + 12;
+        let start = at + FRAME;
         let end = usize::try_from(len)
             .ok()
             .and_then(|l| start.checked_add(l))
@@ -57,8 +60,8 @@ pub fn v2(bytes: &[u8]) -> Result<V2Digest, DigestError> {
         section.update(&frame[..4]);
         if tag == PRMS.0 {
             let fixed = bytes
-                .get(start..start + PRMS_FIXED_LEN)
-                .filter(|_| end - start >= PRMS_FIXED_LEN)
+                .get(start..start + PRMS_FIXED)
+                .filter(|_| end - start >= PRMS_FIXED)
                 .ok_or_else(|| DigestError("PRMS shorter than its fixed fields".into()))?;
             section.update(fixed);
         } else {
@@ -88,13 +91,12 @@ pub fn sha256(bytes: &[u8]) -> String {
 
 /// Names the part of a v1 layout (MapSize `map_size`) that byte `offset` falls in.
 pub fn v1_region(offset: u64, map_size: u64) -> String {
-    // Header: the .NET string V1_HEADER (a one-byte length prefix) then i32 MapSize.
-    let header = 1 + V1_HEADER.len() as u64 + 4;
-    let pixels = map_size * map_size * 8;
+    let header = V1_HEADER_LEN;
+    let pixels = map_size * map_size * V1_PIXEL_LEN;
     if offset < header {
         "the header".to_string()
     } else if offset < header + pixels {
-        let pixel = (offset - header) / 8;
+        let pixel = (offset - header) / V1_PIXEL_LEN;
         format!(
             "the pixel grid, pixel x = {}, y = {}",
             pixel / map_size,

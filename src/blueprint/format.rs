@@ -113,12 +113,60 @@ pub const REGISTERED_TAGS: [Tag; 14] = [
     PRMS, HGTS, BIOM, TOWN, TCRV, TDTL, EROS, WBID, WBTB, WSRF, RDHW, RDBR, RDRG, RDTL,
 ];
 
+/// Bytes of the i32 count that opens TOWN, WBTB, a road block and each road path.
+pub const COUNT_LEN: u64 = 4;
+
+/// Bytes of PRMS's fixed fields before the two provenance strings: i32 WorldSeed, i32 MapSize,
+/// f32 CraterRadius, f32 DensityMultiplier, f32 ImpactCenterX, f32 ImpactCenterY.
+pub const PRMS_FIXED_LEN: u64 = 4 + 4 + 4 * 4;
+
+/// The PRMS payload length with these provenance strings.
+pub fn prms_len(generated_utc: &str, generator_git_hash: &str) -> u64 {
+    PRMS_FIXED_LEN + dotnet_string_len(generated_utc) + dotnet_string_len(generator_git_hash)
+}
+
+/// Bytes per cell of the four per-pixel sections.
+pub const fn grid_cell_len(tag: Tag) -> Option<u64> {
+    match tag {
+        HGTS => Some(4),
+        BIOM => Some(1),
+        WBID | WSRF => Some(2),
+        _ => None,
+    }
+}
+
+/// The payload length of a per-pixel section (`grid_cell_len`) at MapSize `side`.
+pub const fn grid_len(cell_len: u64, side: u64) -> u64 {
+    cell_len * side * side
+}
+
 /// Bytes of one TOWN entry: f32 X, f32 Y, u8 tier, u8 isHighwayNode.
 pub const TOWN_ENTRY_LEN: u64 = 10;
 /// Bytes of one WBTB entry.
 pub const WATER_BODY_ENTRY_LEN: u64 = 20;
 /// Bytes of one road point: f32 X, f32 Y.
 pub const ROAD_POINT_LEN: u64 = 8;
+/// The TOWN payload length for `towns` entries.
+pub const fn town_len(towns: u64) -> u64 {
+    COUNT_LEN + towns * TOWN_ENTRY_LEN
+}
+
+/// The WBTB payload length for `bodies` entries.
+pub const fn water_table_len(bodies: u64) -> u64 {
+    COUNT_LEN + bodies * WATER_BODY_ENTRY_LEN
+}
+
+/// The length of a road block (v2 payload or v1 block) whose paths have these point counts.
+pub fn road_block_len(points_per_path: impl IntoIterator<Item = u64>) -> u64 {
+    COUNT_LEN
+        + points_per_path
+            .into_iter()
+            .map(|points| COUNT_LEN + points * ROAD_POINT_LEN)
+            .sum::<u64>()
+}
+
+/// Bytes of the v1 header: the .NET string [`V1_HEADER`] (one prefix byte) and i32 MapSize.
+pub const V1_HEADER_LEN: u64 = 1 + V1_HEADER.len() as u64 + 4;
 /// Bytes of one v1 town: f32 X, f32 Y, i32 tier.
 pub const V1_TOWN_ENTRY_LEN: u64 = 12;
 /// Bytes of one v1 pixel: f32 height, i32 biome.
@@ -155,6 +203,15 @@ pub const TDTL_V2_LEN: u64 = 30;
 pub const EROS_V2_LEN: u64 = 62;
 /// EROS v3 payload length (crater core, feather and mode).
 pub const EROS_V3_LEN: u64 = 67;
+
+/// The EROS payload length of an erosionVersion this reader parses (2 or 3).
+pub const fn eros_len(version: u16) -> Option<u64> {
+    match version {
+        2 => Some(EROS_V2_LEN),
+        3 => Some(EROS_V3_LEN),
+        _ => None,
+    }
+}
 
 /// Longest PRMS string (GeneratedUtc, GeneratorGitHash) the reader accepts, in bytes.
 pub const MAX_PRMS_STRING_LEN: u32 = 4096;

@@ -554,7 +554,7 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
         let start = src.pos;
         src.limit = start + length;
         let side = params.as_ref().map_or(0, |p: &Params| p.map_size as usize);
-        let n = (side * side) as u64;
+        let grid = |tag: Tag| grid_len(grid_cell_len(tag).unwrap_or(0), side as u64);
         let exact = |src: &Src<S>, expected: u64| {
             if length != expected {
                 return Err(src.err(
@@ -569,7 +569,7 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
         match tag {
             PRMS => params = Some(read_params(&mut src)?),
             HGTS => {
-                exact(&src, 4 * n)?;
+                exact(&src, grid(HGTS))?;
                 heights = Some(src.grid::<f32>(
                     side,
                     |v| f32::from_bits(u32::from_le(v.to_bits())),
@@ -577,7 +577,7 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
                 )?);
             }
             BIOM => {
-                exact(&src, n)?;
+                exact(&src, grid(BIOM))?;
                 biomes = Some(read_biomes(&mut src, side)?);
             }
             TOWN => towns = Some(src.towns(false)?),
@@ -609,22 +609,21 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
             }
             EROS => {
                 let version = src.u16()?;
-                match version {
-                    2 => exact(&src, EROS_V2_LEN)?,
-                    3 => exact(&src, EROS_V3_LEN)?,
-                    _ => status = SectionStatus::SkippedUnknownVersion(version),
+                match eros_len(version) {
+                    Some(len) => exact(&src, len)?,
+                    None => status = SectionStatus::SkippedUnknownVersion(version),
                 }
                 if status == SectionStatus::Parsed {
                     erosion = Some(read_erosion(&mut src, version)?);
                 }
             }
             WBID => {
-                exact(&src, 2 * n)?;
+                exact(&src, grid(WBID))?;
                 water_ids = Some(src.grid::<u16>(side, u16::from_le, "water ids")?);
             }
             WBTB => water_bodies = Some(read_water_bodies(&mut src)?),
             WSRF => {
-                exact(&src, 2 * n)?;
+                exact(&src, grid(WSRF))?;
                 water_surface = Some(src.grid::<u16>(side, u16::from_le, "water surface")?);
             }
             _ => match RoadTier::from_tag(tag) {

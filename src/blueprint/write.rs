@@ -123,13 +123,12 @@ pub fn write_v2<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> 
         written: 0,
     };
     let w = &mut out;
-    let n = bp.side() * bp.side();
 
     w.write_all(&V2_MAGIC)?;
     w.write_all(&V2_VERSION.to_le_bytes())?;
 
     let p = &bp.params;
-    let mut prms = Vec::with_capacity(64);
+    let mut prms = Vec::with_capacity(section_len(bp, PRMS).unwrap_or(0) as usize);
     prms.extend_from_slice(&p.world_seed.to_le_bytes());
     prms.extend_from_slice(&p.map_size.to_le_bytes());
     for v in [
@@ -142,34 +141,33 @@ pub fn write_v2<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> 
     }
     put_dotnet_string(&mut prms, &p.generated_utc);
     put_dotnet_string(&mut prms, &p.generator_git_hash);
-    section(w, PRMS, &prms)?;
+    section(w, bp, PRMS, &prms)?;
 
-    frame(w, HGTS, 4 * n as u64)?;
+    frame(w, bp, HGTS)?;
     write_f32s(w, &bp.heights)?;
 
-    frame(w, BIOM, n as u64)?;
+    frame(w, bp, BIOM)?;
     write_biomes(w, &bp.biomes)?;
 
     for tag in [TOWN, TCRV, TDTL, EROS] {
         if let Some(payload) = record_payload(bp, tag) {
-            section(w, tag, &payload)?;
+            section(w, bp, tag, &payload)?;
         }
     }
     if let Some(ids) = &bp.water_ids {
-        frame(w, WBID, 2 * n as u64)?;
+        frame(w, bp, WBID)?;
         write_u16s(w, ids)?;
     }
     if let Some(payload) = record_payload(bp, WBTB) {
-        section(w, WBTB, &payload)?;
+        section(w, bp, WBTB, &payload)?;
     }
     if let Some(surface) = &bp.water_surface {
-        frame(w, WSRF, 2 * n as u64)?;
+        frame(w, bp, WSRF)?;
         write_u16s(w, surface)?;
     }
     for tier in RoadTier::ALL {
-        let paths = bp.roads.tier(*tier);
-        frame(w, tier.tag(), road_block_len(paths))?;
-        write_road_block(w, paths)?;
+        frame(w, bp, tier.tag())?;
+        write_road_block(w, bp.roads.tier(*tier))?;
     }
     w.flush()?;
     Ok(out.written)
@@ -184,7 +182,7 @@ pub fn write_v1<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> 
         written: 0,
     };
     let w = &mut out;
-    let mut header = Vec::new();
+    let mut header = Vec::with_capacity(V1_HEADER_LEN as usize);
     put_dotnet_string(&mut header, V1_HEADER);
     header.extend_from_slice(&bp.params.map_size.to_le_bytes());
     w.write_all(&header)?;
@@ -202,7 +200,8 @@ pub fn write_v1<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> 
         w.write_all(&buf)?;
     }
 
-    let mut towns = Vec::with_capacity(4 + bp.towns.len() * V1_TOWN_ENTRY_LEN as usize);
+    let mut towns =
+        Vec::with_capacity((COUNT_LEN + bp.towns.len() as u64 * V1_TOWN_ENTRY_LEN) as usize);
     towns.extend_from_slice(&(bp.towns.len() as i32).to_le_bytes());
     for t in &bp.towns {
         towns.extend_from_slice(&t.x.to_le_bytes());
@@ -219,40 +218,39 @@ pub fn write_v1<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> 
 
 /// Size of a v2 file for `bp`, computed without writing it.
 pub fn v2_len(bp: &Blueprint) -> u64 {
-    let n = (bp.side() * bp.side()) as u64;
+    V2_HEADER_LEN
+        + REGISTERED_TAGS
+            .iter()
+            .filter_map(|&tag| section_len(bp, tag))
+            .map(|len| SECTION_FRAME_LEN + len)
+            .sum::<u64>()
+}
+
+/// The payload length of section `tag` for `bp`, from the layout in [`super::format`]; `None`
+/// when the blueprint does not carry it. The writer frames every section with this length.
+pub fn section_len(bp: &Blueprint, tag: Tag) -> Option<u64> {
+    let side = bp.side() as u64;
     let p = &bp.params;
-    let mut total = V2_HEADER_LEN;
-    let mut add = |payload: u64| total += SECTION_FRAME_LEN + payload;
-    add(24 + dotnet_string_len(&p.generated_utc) + dotnet_string_len(&p.generator_git_hash));
-    add(4 * n);
-    add(n);
-    add(4 + bp.towns.len() as u64 * TOWN_ENTRY_LEN);
-    if let Some(c) = &bp.curve {
-        add(tcrv_len(c.version));
+    let grid = |present: bool| {
+        grid_cell_len(tag)
+            .filter(|_| present)
+            .map(|c| grid_len(c, side))
+    };
+    match tag {
+        PRMS => Some(prms_len(&p.generated_utc, &p.generator_git_hash)),
+        HGTS | BIOM => grid(true),
+        WBID => grid(bp.water_ids.is_some()),
+        WSRF => grid(bp.water_surface.is_some()),
+        TOWN => Some(town_len(bp.towns.len() as u64)),
+        TCRV => bp.curve.as_ref().map(|c| tcrv_len(c.version)),
+        TDTL => bp.detail.as_ref().map(|_| TDTL_V2_LEN),
+        EROS => bp.erosion.as_ref().and_then(|e| eros_len(e.version())),
+        WBTB => bp
+            .water_bodies
+            .as_ref()
+            .map(|b| water_table_len(b.len() as u64)),
+        _ => RoadTier::from_tag(tag).map(|tier| road_paths_len(bp.roads.tier(tier))),
     }
-    if bp.detail.is_some() {
-        add(TDTL_V2_LEN);
-    }
-    if let Some(e) = &bp.erosion {
-        add(if e.version() == 2 {
-            EROS_V2_LEN
-        } else {
-            EROS_V3_LEN
-        });
-    }
-    if bp.water_ids.is_some() {
-        add(2 * n);
-    }
-    if let Some(b) = &bp.water_bodies {
-        add(4 + b.len() as u64 * WATER_BODY_ENTRY_LEN);
-    }
-    if bp.water_surface.is_some() {
-        add(2 * n);
-    }
-    for tier in RoadTier::ALL {
-        add(road_block_len(bp.roads.tier(*tier)));
-    }
-    total
 }
 
 /// The payload of a small (non-grid) section — TOWN, TCRV, TDTL, EROS or WBTB — exactly as the
@@ -261,7 +259,7 @@ pub fn v2_len(bp: &Blueprint) -> u64 {
 pub fn record_payload(bp: &Blueprint, tag: Tag) -> Option<Vec<u8>> {
     match tag {
         TOWN => {
-            let mut town = Vec::with_capacity(4 + bp.towns.len() * TOWN_ENTRY_LEN as usize);
+            let mut town = Vec::with_capacity(town_len(bp.towns.len() as u64) as usize);
             town.extend_from_slice(&(bp.towns.len() as i32).to_le_bytes());
             for t in &bp.towns {
                 town.extend_from_slice(&t.x.to_le_bytes());
@@ -319,7 +317,7 @@ pub fn record_payload(bp: &Blueprint, tag: Tag) -> Option<Vec<u8>> {
             b
         }),
         WBTB => bp.water_bodies.as_ref().map(|bodies| {
-            let mut b = Vec::with_capacity(4 + bodies.len() * WATER_BODY_ENTRY_LEN as usize);
+            let mut b = Vec::with_capacity(water_table_len(bodies.len() as u64) as usize);
             b.extend_from_slice(&(bodies.len() as i32).to_le_bytes());
             for body in bodies {
                 b.extend_from_slice(&body.id.to_le_bytes());
@@ -380,11 +378,8 @@ fn curve_payload(c: &CurveRecord) -> Vec<u8> {
     b
 }
 
-fn road_block_len(paths: &[RoadPath]) -> u64 {
-    4 + paths
-        .iter()
-        .map(|p| 4 + p.len() as u64 * ROAD_POINT_LEN)
-        .sum::<u64>()
+fn road_paths_len(paths: &[RoadPath]) -> u64 {
+    road_block_len(paths.iter().map(|p| p.len() as u64))
 }
 
 fn write_road_block<W: Write>(w: &mut W, paths: &[RoadPath]) -> std::io::Result<()> {
@@ -404,13 +399,23 @@ fn write_road_block<W: Write>(w: &mut W, paths: &[RoadPath]) -> std::io::Result<
     w.write_all(&b)
 }
 
-fn frame<W: Write>(w: &mut W, tag: Tag, len: u64) -> std::io::Result<()> {
+/// Writes the frame of section `tag` with the length [`section_len`] gives.
+fn frame<W: Write>(w: &mut W, bp: &Blueprint, tag: Tag) -> std::io::Result<()> {
+    let len = section_len(bp, tag).unwrap_or(0);
     w.write_all(&tag.0.to_le_bytes())?;
     w.write_all(&len.to_le_bytes())
 }
 
-fn section<W: Write>(w: &mut W, tag: Tag, payload: &[u8]) -> std::io::Result<()> {
-    frame(w, tag, payload.len() as u64)?;
+/// Writes a small section assembled in memory; its size must be the layout's.
+fn section<W: Write>(w: &mut W, bp: &Blueprint, tag: Tag, payload: &[u8]) -> std::io::Result<()> {
+    let expected = section_len(bp, tag);
+    if expected != Some(payload.len() as u64) {
+        return Err(std::io::Error::other(format!(
+            "{tag} payload is {} bytes but its layout says {expected:?} (a writer bug)",
+            payload.len()
+        )));
+    }
+    frame(w, bp, tag)?;
     w.write_all(payload)
 }
 
@@ -477,5 +482,32 @@ impl<W: Write> Write for Counter<'_, W> {
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The writer frames every section with the layout's length, the reader finds the same
+    /// frames, and the digest's fixed PRMS span is where the reader's PRMS strings start.
+    #[test]
+    fn every_frame_is_the_layouts_length() {
+        let bp = super::super::sample::full(256, 7);
+        let mut bytes = Vec::new();
+        let written = write_v2(&mut bytes, &bp).unwrap();
+        assert_eq!(written, v2_len(&bp));
+        let loaded = super::super::read_bytes(&bytes).unwrap();
+        assert_eq!(loaded.sections.len(), REGISTERED_TAGS.len());
+        for s in &loaded.sections {
+            assert_eq!(Some(s.length), section_len(&bp, s.tag), "{}", s.tag);
+        }
+        let prms = &loaded.sections[0];
+        let strings_at = (prms.offset + SECTION_FRAME_LEN + PRMS_FIXED_LEN) as usize;
+        assert_eq!(
+            bytes[strings_at] as usize,
+            bp.params.generated_utc.len(),
+            "the first provenance string's length prefix follows the fixed fields"
+        );
     }
 }
