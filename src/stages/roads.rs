@@ -35,7 +35,7 @@ use serde::Serialize;
 
 use super::crater::Crater;
 use super::sea::{SeaLevel, Water};
-use crate::blueprint::{RoadPath, Roads, Town, TownTier};
+use crate::blueprint::{RoadPath, RoadTier, Roads, Town, TownTier};
 use crate::grid::bits::Bits;
 use crate::units::{HEIGHT_CAP_M as CAP_M, METRES_PER_RAW};
 
@@ -288,7 +288,7 @@ fn search(
 #[derive(Clone, Debug, Serialize)]
 pub struct RawRoad {
     /// Which tier.
-    pub tier: crate::blueprint::RoadTier,
+    pub tier: RoadTier,
     /// Cells `x * n + y`, from the town (or loop node) to where it joins.
     pub cells: Vec<u32>,
     /// Cost on the grid.
@@ -319,257 +319,315 @@ pub struct RoadNetwork {
 
 /// Builds the network for `towns` on `grid`. `on_path` is called once per finished path.
 pub fn roads(grid: &CostGrid, towns: &[Town], on_path: &(dyn Fn() + Sync)) -> RoadNetwork {
-    use crate::blueprint::RoadTier;
-    let n = grid.n;
-    let cell = |t: &Town| (t.x as usize).min(n - 1) * n + (t.y as usize).min(n - 1);
-    let mut net = RoadNetwork::default();
-    let mut network = Bits::new(n * n);
-    let mut network_points: Vec<u32> = Vec::new();
-    let add = |net: &mut RoadNetwork,
-               network: &mut Bits,
-               points: &mut Vec<u32>,
-               tier: RoadTier,
-               found: Found| {
+    let mut b = Builder::new(grid, on_path);
+    b.continental_loop(towns);
+    b.mountain_branches(towns);
+    b.county_roads(towns);
+    b.smooth_all()
+}
+
+/// A town waiting for its county road: its straight-line distance (pixels) to the network and
+/// its cached cheapest join (`None` = stale, `Some(None)` = no path over land).
+struct Pending<'t> {
+    town: &'t Town,
+    distance: f32,
+    join: Option<Option<Found>>,
+}
+
+/// The network as it grows: its cells as a bit set and a list, the roads found so far.
+struct Builder<'g> {
+    grid: &'g CostGrid,
+    on_path: &'g (dyn Fn() + Sync),
+    n: usize,
+    net: RoadNetwork,
+    network: Bits,
+    points: Vec<u32>,
+}
+
+impl<'g> Builder<'g> {
+    fn new(grid: &'g CostGrid, on_path: &'g (dyn Fn() + Sync)) -> Builder<'g> {
+        let n = grid.n;
+        Builder {
+            grid,
+            on_path,
+            n,
+            net: RoadNetwork::default(),
+            network: Bits::new(n * n),
+            points: Vec::new(),
+        }
+    }
+
+    /// The cell a town stands on.
+    fn cell(&self, t: &Town) -> u32 {
+        let n = self.n;
+        ((t.x as usize).min(n - 1) * n + (t.y as usize).min(n - 1)) as u32
+    }
+
+    /// Adds a found road of `tier` to the network.
+    fn add(&mut self, tier: RoadTier, found: Found) {
         for &c in &found.cells {
-            if !network.get(c as usize) {
-                network.set(c as usize);
-                points.push(c);
+            if !self.network.get(c as usize) {
+                self.network.set(c as usize);
+                self.points.push(c);
             }
         }
-        net.stats.paths[tier as usize] += 1;
-        net.raw.push(RawRoad {
+        self.net.stats.paths[tier as usize] += 1;
+        self.net.raw.push(RawRoad {
             tier,
             cells: found.cells,
             cost: found.cost,
         });
-    };
-
-    // The continental loop: highway nodes by angle around their centroid.
-    let mut loop_nodes: Vec<&Town> = towns.iter().filter(|t| t.is_highway_node).collect();
-    if !loop_nodes.is_empty() {
-        let cx = loop_nodes.iter().map(|t| t.x).sum::<f32>() / loop_nodes.len() as f32;
-        let cy = loop_nodes.iter().map(|t| t.y).sum::<f32>() / loop_nodes.len() as f32;
-        loop_nodes.sort_by(|a, b| {
-            let aa = (a.y - cy).atan2(a.x - cx);
-            let bb = (b.y - cy).atan2(b.x - cx);
-            aa.total_cmp(&bb)
-        });
-    }
-    let legs: Vec<(u32, u32)> = if loop_nodes.len() >= 2 {
-        (0..loop_nodes.len())
-            .filter(|&i| loop_nodes.len() > 2 || i == 0)
-            .map(|i| {
-                let (a, b) = (loop_nodes[i], loop_nodes[(i + 1) % loop_nodes.len()]);
-                (cell(a) as u32, cell(b) as u32)
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let found: Vec<(Option<Found>, u64)> = legs
-        .par_iter()
-        .map_init(
-            || Scratch::new(n),
-            |s, &(a, b)| {
-                let f = astar(grid, s, a, b);
-                on_path();
-                (f, s.expanded)
-            },
-        )
-        .collect();
-    for ((f, expanded), (a, b)) in found.into_iter().zip(&legs) {
-        net.stats.expanded += expanded;
-        match f {
-            Some(f) => add(
-                &mut net,
-                &mut network,
-                &mut network_points,
-                RoadTier::Highway,
-                f,
-            ),
-            None => tracing::warn!(
-                "no highway between ({}, {}) and ({}, {}): no path over land",
-                a / n as u32,
-                a % n as u32,
-                b / n as u32,
-                b % n as u32
-            ),
-        }
     }
 
-    let mut scratch = Scratch::new(n);
-    // The mountain branch: the snow hub to the nearest network point.
-    let limit = f32::INFINITY;
-    for hub in towns
-        .iter()
-        .filter(|t| t.tier == TownTier::Hub && !t.is_highway_node)
-    {
-        if network_points.is_empty() {
-            break;
-        }
-        let f = nearest(
-            grid,
-            &mut scratch,
-            cell(hub) as u32,
-            |i| network.get(i),
-            limit,
-        );
-        net.stats.expanded += scratch.expanded;
-        on_path();
-        match f {
-            Some(f) => add(
-                &mut net,
-                &mut network,
-                &mut network_points,
-                RoadTier::Branch,
-                f,
-            ),
-            None => {
-                tracing::warn!(
-                    "snow hub at ({:.0}, {:.0}) cannot reach the loop",
-                    hub.x,
-                    hub.y
-                );
-                net.stats.abandoned += 1;
+    /// The continental loop: highway nodes by angle around their centroid, one exact A* leg
+    /// between each neighbouring pair, the legs searched in parallel.
+    fn continental_loop(&mut self, towns: &[Town]) {
+        let legs = loop_legs(towns, |t| self.cell(t));
+        let (grid, n, on_path) = (self.grid, self.n, self.on_path);
+        let found: Vec<(Option<Found>, u64)> = legs
+            .par_iter()
+            .map_init(
+                || Scratch::new(n),
+                |s, &(a, b)| {
+                    let f = astar(grid, s, a, b);
+                    on_path();
+                    (f, s.expanded)
+                },
+            )
+            .collect();
+        for ((f, expanded), (a, b)) in found.into_iter().zip(&legs) {
+            self.net.stats.expanded += expanded;
+            match f {
+                Some(f) => self.add(RoadTier::Highway, f),
+                None => tracing::warn!(
+                    "no highway between ({}, {}) and ({}, {}): no path over land",
+                    a / n as u32,
+                    a % n as u32,
+                    b / n as u32,
+                    b % n as u32
+                ),
             }
         }
     }
 
-    // County roads: exact Prim over the remaining towns.
-    let straight = |cells: &[u32], t: &Town| {
-        cells
+    /// The mountain branch: each snow hub to the nearest network point.
+    fn mountain_branches(&mut self, towns: &[Town]) {
+        let mut scratch = Scratch::new(self.n);
+        for hub in towns
             .iter()
-            .map(|&p| {
-                let (px, py) = ((p as usize / n) as f32 + 0.5, (p as usize % n) as f32 + 0.5);
-                (px - t.x).hypot(py - t.y)
-            })
-            .fold(f32::INFINITY, f32::min)
-    };
-    let mut pending: Vec<&Town> = towns
-        .iter()
-        .filter(|t| !t.is_highway_node && t.tier != TownTier::Hub)
-        .collect();
-    if network_points.is_empty() && !pending.is_empty() {
-        // No loop: the first town seeds the network.
-        let first = pending.remove(0);
-        network.set(cell(first));
-        network_points.push(cell(first) as u32);
-    }
-    // Per town: its straight-line distance to the network and its cached join (None = stale).
-    let mut remaining: Vec<(&Town, f32, Option<Option<Found>>)> = pending
-        .into_iter()
-        .map(|t| (t, straight(&network_points, t), None))
-        .collect();
-    let abandon = ABANDON_FRACTION * n as f32;
-    let mut abandoned = 0;
-    loop {
-        // Only towns within reach of the network may join now; when none is, the rest are
-        // abandoned.
-        let near: Vec<usize> = (0..remaining.len())
-            .filter(|&i| remaining[i].1 <= abandon)
-            .collect();
-        if near.is_empty() {
-            for (t, d, _) in &remaining {
-                abandoned += 1;
-                tracing::info!(
-                    "road abandoned: {:?} at ({:.0}, {:.0}) is {:.0} px from the network (more than {:.0} % of MapSize)",
-                    t.tier, t.x, t.y, d, ABANDON_FRACTION * 100.0
-                );
+            .filter(|t| t.tier == TownTier::Hub && !t.is_highway_node)
+        {
+            if self.points.is_empty() {
+                break;
             }
-            break;
+            let network = &self.network;
+            let f = nearest(
+                self.grid,
+                &mut scratch,
+                self.cell(hub),
+                |i| network.get(i),
+                f32::INFINITY,
+            );
+            self.net.stats.expanded += scratch.expanded;
+            (self.on_path)();
+            match f {
+                Some(f) => self.add(RoadTier::Branch, f),
+                None => {
+                    tracing::warn!(
+                        "snow hub at ({:.0}, {:.0}) cannot reach the loop",
+                        hub.x,
+                        hub.y
+                    );
+                    self.net.stats.abandoned += 1;
+                }
+            }
         }
-        // Fresh joins for the stale towns, in parallel (each search is independent).
-        let stale: Vec<usize> = near
+    }
+
+    /// County roads: exact Prim over the remaining towns — repeatedly the cheapest join of any
+    /// town within reach, each town's join cached and refreshed only when a new road comes
+    /// nearer than its cost (no path can beat the straight line), the abandon protocol for
+    /// towns too far from the network.
+    fn county_roads(&mut self, towns: &[Town]) {
+        let mut waiting: Vec<&Town> = towns
             .iter()
-            .copied()
-            .filter(|&i| remaining[i].2.is_none())
+            .filter(|t| !t.is_highway_node && t.tier != TownTier::Hub)
             .collect();
+        if self.points.is_empty() && !waiting.is_empty() {
+            // No loop: the first town seeds the network.
+            let first = self.cell(waiting.remove(0));
+            self.network.set(first as usize);
+            self.points.push(first);
+        }
+        let mut pending: Vec<Pending> = waiting
+            .into_iter()
+            .map(|town| Pending {
+                town,
+                distance: straight_distance(&self.points, town, self.n),
+                join: None,
+            })
+            .collect();
+        let reach = ABANDON_FRACTION * self.n as f32;
+        loop {
+            // Only towns within reach of the network may join now; when none is, the rest are
+            // abandoned.
+            if !pending.iter().any(|p| p.distance <= reach) {
+                self.abandon_out_of_reach(&pending);
+                break;
+            }
+            self.refresh_stale_joins(&mut pending, reach);
+            self.drop_unreachable(&mut pending);
+            let Some(chosen) = cheapest_join(&pending, reach) else {
+                break;
+            };
+            let Pending { town, join, .. } = pending.remove(chosen);
+            let found = join.flatten().expect("the chosen town has a path");
+            (self.on_path)();
+            if found.cells.len() < 2 {
+                // The town stands on the network already: joined, no road to build.
+                continue;
+            }
+            let tier = if town.tier == TownTier::Village {
+                RoadTier::Rugged
+            } else {
+                RoadTier::Trail
+            };
+            let new_cells = found.cells.clone();
+            self.add(tier, found);
+            mark_stale(&mut pending, &new_cells, self.n);
+        }
+    }
+
+    fn abandon_out_of_reach(&mut self, pending: &[Pending]) {
+        for p in pending {
+            self.net.stats.abandoned += 1;
+            tracing::info!(
+                "road abandoned: {:?} at ({:.0}, {:.0}) is {:.0} px from the network (more than {:.0} % of MapSize)",
+                p.town.tier, p.town.x, p.town.y, p.distance, ABANDON_FRACTION * 100.0
+            );
+        }
+    }
+
+    /// Fresh joins for the stale towns within reach, in parallel (each search is independent).
+    fn refresh_stale_joins(&mut self, pending: &mut [Pending], reach: f32) {
+        let stale: Vec<(usize, u32)> = pending
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.distance <= reach && p.join.is_none())
+            .map(|(i, p)| (i, self.cell(p.town)))
+            .collect();
+        let (grid, network, n) = (self.grid, &self.network, self.n);
         let results: Vec<(usize, Option<Found>, u64)> = stale
             .par_iter()
             .map_init(
                 || Scratch::new(n),
-                |s, &i| {
-                    let f = nearest(
-                        grid,
-                        s,
-                        cell(remaining[i].0) as u32,
-                        |c| network.get(c),
-                        f32::INFINITY,
-                    );
+                |s, &(i, start)| {
+                    let f = nearest(grid, s, start, |c| network.get(c), f32::INFINITY);
                     (i, f, s.expanded)
                 },
             )
             .collect();
         for (i, f, expanded) in results {
-            net.stats.expanded += expanded;
-            remaining[i].2 = Some(f);
+            self.net.stats.expanded += expanded;
+            pending[i].join = Some(f);
         }
-        // No path over land to the network now means none ever: the network only grows within
-        // its own landmass.
-        remaining.retain(|(t, _, f)| {
-            let reachable = !matches!(f, Some(None));
+    }
+
+    /// No path over land to the network now means none ever: the network only grows within its
+    /// own landmass.
+    fn drop_unreachable(&mut self, pending: &mut Vec<Pending>) {
+        pending.retain(|p| {
+            let reachable = !matches!(p.join, Some(None));
             if !reachable {
-                abandoned += 1;
+                self.net.stats.abandoned += 1;
                 tracing::info!(
                     "road abandoned: {:?} at ({:.0}, {:.0}) has no path over land to the network",
-                    t.tier,
-                    t.x,
-                    t.y
+                    p.town.tier,
+                    p.town.x,
+                    p.town.y
                 );
             }
             reachable
         });
-        // The cheapest join among the towns within reach (ties: the earlier town).
-        let Some((_, chosen)) = remaining
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, d, _))| *d <= abandon)
-            .filter_map(|(i, (_, _, f))| f.as_ref().and_then(|f| f.as_ref()).map(|f| (f.cost, i)))
-            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
-        else {
-            break;
-        };
-        let (town, _, found) = remaining.remove(chosen);
-        let found = found.flatten().expect("the chosen town has a path");
-        let tier = if town.tier == TownTier::Village {
-            RoadTier::Rugged
-        } else {
-            RoadTier::Trail
-        };
-        on_path();
-        if found.cells.len() < 2 {
-            // The town stands on the network already: joined, no road to build.
-            continue;
+    }
+
+    /// Decimates and smooths every road into the blueprint's polylines.
+    fn smooth_all(mut self) -> RoadNetwork {
+        let n = self.n;
+        let tolerance = RDP_TOLERANCE_REF * crate::units::scale_factor(n);
+        for raw in &self.net.raw {
+            let points: Vec<[f32; 2]> = raw.cells.iter().map(|&c| cell_centre(c, n)).collect();
+            let path = smooth(&points, tolerance, self.grid);
+            self.net.roads.tier_mut(raw.tier).push(path);
         }
-        let new_cells = found.cells.clone();
-        add(&mut net, &mut network, &mut network_points, tier, found);
-        // A cached join goes stale when the new road comes nearer than its cost (no path to a
-        // cell can cost less than the straight-line distance to it).
-        for (t, d, f) in remaining.iter_mut() {
-            let to_new = straight(&new_cells, t);
-            *d = d.min(to_new);
-            if let Some(Some(found)) = f {
-                if to_new < found.cost {
-                    *f = None;
-                }
+        self.net
+    }
+}
+
+/// The highway legs: loop nodes sorted by angle around their centroid, each joined to the next
+/// (two nodes make one leg, fewer none).
+fn loop_legs(towns: &[Town], cell: impl Fn(&Town) -> u32) -> Vec<(u32, u32)> {
+    let mut nodes: Vec<&Town> = towns.iter().filter(|t| t.is_highway_node).collect();
+    if nodes.len() < 2 {
+        return Vec::new();
+    }
+    let cx = nodes.iter().map(|t| t.x).sum::<f32>() / nodes.len() as f32;
+    let cy = nodes.iter().map(|t| t.y).sum::<f32>() / nodes.len() as f32;
+    nodes.sort_by(|a, b| {
+        let aa = (a.y - cy).atan2(a.x - cx);
+        let bb = (b.y - cy).atan2(b.x - cx);
+        aa.total_cmp(&bb)
+    });
+    (0..nodes.len())
+        .filter(|&i| nodes.len() > 2 || i == 0)
+        .map(|i| (cell(nodes[i]), cell(nodes[(i + 1) % nodes.len()])))
+        .collect()
+}
+
+/// The centre of cell `c` (`x * n + y`) in pixel coordinates.
+fn cell_centre(c: u32, n: usize) -> [f32; 2] {
+    [(c as usize / n) as f32 + 0.5, (c as usize % n) as f32 + 0.5]
+}
+
+/// The straight-line distance (pixels) from a town to the nearest of `cells`.
+fn straight_distance(cells: &[u32], t: &Town, n: usize) -> f32 {
+    cells
+        .iter()
+        .map(|&c| {
+            let [px, py] = cell_centre(c, n);
+            (px - t.x).hypot(py - t.y)
+        })
+        .fold(f32::INFINITY, f32::min)
+}
+
+/// The cheapest cached join among the towns within reach (ties: the earlier town).
+fn cheapest_join(pending: &[Pending], reach: f32) -> Option<usize> {
+    pending
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.distance <= reach)
+        .filter_map(|(i, p)| {
+            p.join
+                .as_ref()
+                .and_then(|f| f.as_ref())
+                .map(|f| (f.cost, i))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+        .map(|(_, i)| i)
+}
+
+/// After a road over `new_cells` joins the network: every town's distance to the network
+/// shrinks to it, and a cached join goes stale when the new road comes nearer than its cost.
+fn mark_stale(pending: &mut [Pending], new_cells: &[u32], n: usize) {
+    for p in pending.iter_mut() {
+        let to_new = straight_distance(new_cells, p.town, n);
+        p.distance = p.distance.min(to_new);
+        if let Some(Some(found)) = &p.join {
+            if to_new < found.cost {
+                p.join = None;
             }
         }
     }
-    net.stats.abandoned += abandoned;
-
-    // Smoothing.
-    let tolerance = RDP_TOLERANCE_REF * crate::units::scale_factor(n);
-    for raw in &net.raw {
-        let points: Vec<[f32; 2]> = raw
-            .cells
-            .iter()
-            .map(|&c| [(c as usize / n) as f32 + 0.5, (c as usize % n) as f32 + 0.5])
-            .collect();
-        net.roads
-            .tier_mut(raw.tier)
-            .push(smooth(&points, tolerance, grid));
-    }
-    net
 }
 
 /// Decimates and smooths one path. Chaikin's later passes cut the corners of the decimated
