@@ -16,7 +16,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +24,79 @@ use crate::config::Config;
 use crate::pipeline::{self, World, Written};
 use crate::progress::Progress;
 use crate::render::{self, Image};
+
+/// Why a sweep (or part of one) could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    /// A seed list that cannot be read.
+    #[error("seed list {part:?}: {problem}")]
+    Seeds {
+        /// The offending part of the list.
+        part: String,
+        /// What is wrong with it.
+        problem: SeedProblem,
+    },
+    /// A shard that is not `K/N` with 0 ≤ K < N.
+    #[error("shard {spec:?}: need K/N with 0 ≤ K < N (K is 0-based, like a job array index)")]
+    Shard {
+        /// The shard as given.
+        spec: String,
+    },
+    /// A file or folder could not be read or written.
+    #[error("{action} {path}: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// Where.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A seed record is not the JSON a sweep writes.
+    #[error("parsing {path}: {source}")]
+    Record {
+        /// The record file.
+        path: PathBuf,
+        /// The cause.
+        source: serde_json::Error,
+    },
+    /// Generation of a seed failed.
+    #[error(transparent)]
+    Generate(#[from] pipeline::GenerateError),
+    /// A seed's files could not be written.
+    #[error(transparent)]
+    Export(#[from] pipeline::ExportError),
+}
+
+/// What is wrong with part of a seed list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SeedProblem {
+    /// Not an i32.
+    #[error("not a seed (an integer in the i32 range)")]
+    NotASeed,
+    /// `A..B` with B < A.
+    #[error("the range runs backwards")]
+    Backwards,
+    /// More than 10 million seeds in one range.
+    #[error("the range has more than 10 million seeds")]
+    TooMany,
+    /// Seed 0.
+    #[error("seed 0 means \"randomize\" and cannot be swept; start ranges at 1")]
+    Zero,
+}
+
+type Result<T, E = SweepError> = std::result::Result<T, E>;
+
+fn io_err<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> SweepError + 'a {
+    move |source| SweepError::Io {
+        action,
+        path: path.to_owned(),
+        source,
+    }
+}
 
 /// Pixels per side of a thumbnail.
 pub const THUMB: usize = 128;
@@ -38,29 +110,29 @@ const THUMBS: &str = "thumbs";
 pub fn parse_seeds(spec: &str) -> Result<Vec<i32>> {
     let mut seeds = Vec::new();
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        if let Some((a, b)) = part.split_once("..") {
-            let a: i32 = a
-                .trim()
-                .parse()
-                .with_context(|| format!("seed range {part:?}"))?;
-            let b: i32 = b
-                .trim()
-                .trim_start_matches('=')
-                .parse()
-                .with_context(|| format!("seed range {part:?}"))?;
-            if b < a {
-                bail!("seed range {part:?} runs backwards");
-            }
-            if i64::from(b) - i64::from(a) >= 10_000_000 {
-                bail!("seed range {part:?} has more than 10 million seeds");
-            }
-            seeds.extend(a..=b);
-        } else {
-            seeds.push(part.parse().with_context(|| format!("seed {part:?}"))?);
+        let fail = |problem| SweepError::Seeds {
+            part: part.to_string(),
+            problem,
+        };
+        let seed = |s: &str| {
+            s.trim()
+                .parse::<i32>()
+                .map_err(|_| fail(SeedProblem::NotASeed))
+        };
+        let (a, b) = match part.split_once("..") {
+            Some((a, b)) => (seed(a)?, seed(b.trim().trim_start_matches('='))?),
+            None => (seed(part)?, seed(part)?),
+        };
+        if b < a {
+            return Err(fail(SeedProblem::Backwards));
         }
-    }
-    if seeds.contains(&0) {
-        bail!("seed 0 means \"randomize\" and cannot be swept; start ranges at 1");
+        if i64::from(b) - i64::from(a) >= 10_000_000 {
+            return Err(fail(SeedProblem::TooMany));
+        }
+        if (a..=b).contains(&0) {
+            return Err(fail(SeedProblem::Zero));
+        }
+        seeds.extend(a..=b);
     }
     let mut seen = std::collections::HashSet::new();
     seeds.retain(|s| seen.insert(*s));
@@ -69,8 +141,7 @@ pub fn parse_seeds(spec: &str) -> Result<Vec<i32>> {
 
 /// Reads seeds from a file: one per line (or comma lists and ranges); `#` starts a comment.
 pub fn read_seed_file(path: &Path) -> Result<Vec<i32>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(io_err("reading", path))?;
     let spec: Vec<&str> = text
         .lines()
         .map(|l| l.split('#').next().unwrap_or("").trim())
@@ -81,19 +152,14 @@ pub fn read_seed_file(path: &Path) -> Result<Vec<i32>> {
 
 /// Parses `K/N` (0 ≤ K < N).
 pub fn parse_shard(spec: &str) -> Result<(usize, usize)> {
-    let (k, n) = spec
-        .split_once('/')
-        .with_context(|| format!("shard {spec:?} is not K/N"))?;
-    let (k, n): (usize, usize) = (
-        k.trim()
-            .parse()
-            .with_context(|| format!("shard {spec:?}"))?,
-        n.trim()
-            .parse()
-            .with_context(|| format!("shard {spec:?}"))?,
-    );
+    let bad = || SweepError::Shard {
+        spec: spec.to_string(),
+    };
+    let (k, n) = spec.split_once('/').ok_or_else(bad)?;
+    let k: usize = k.trim().parse().map_err(|_| bad())?;
+    let n: usize = n.trim().parse().map_err(|_| bad())?;
     if n == 0 || k >= n {
-        bail!("shard {spec:?}: need 0 ≤ K < N (K is 0-based, like a job array index)");
+        return Err(bad());
     }
     Ok((k, n))
 }
@@ -311,11 +377,13 @@ fn run_seed(config: &Config, seed: i32, dir: &Path) -> Result<()> {
     let world = pipeline::generate(&config, seed, &progress)?;
     let written = pipeline::export(&world, dir, &progress)?;
     let record = SeedRecord::new(&world, &progress.timings(), &written);
-    render::write_png(&thumb_path(dir, seed), &thumbnail(&world))?;
+    let thumb = thumb_path(dir, seed);
+    render::write_png(&thumb, &thumbnail(&world)).map_err(io_err("writing", &thumb))?;
     // The record last: its presence (with the thumbnail and a readable blueprint) marks the
     // seed done.
-    let json = serde_json::to_vec_pretty(&record)?;
-    crate::output::write_bytes_atomically(&record_path(dir, seed), &json)?;
+    let json = serde_json::to_vec_pretty(&record).expect("a seed record serialises");
+    let path = record_path(dir, seed);
+    crate::output::write_bytes_atomically(&path, &json).map_err(io_err("writing", &path))?;
     Ok(())
 }
 
@@ -323,8 +391,8 @@ fn run_seed(config: &Config, seed: i32, dir: &Path) -> Result<()> {
 pub fn run(plan: &SweepPlan, on_seed: &(dyn Fn(i32) + Sync)) -> Result<SweepReport> {
     let dir = &plan.out;
     for sub in [RECORDS, THUMBS] {
-        std::fs::create_dir_all(dir.join(sub))
-            .with_context(|| format!("creating {}", dir.join(sub).display()))?;
+        let sub = dir.join(sub);
+        std::fs::create_dir_all(&sub).map_err(io_err("creating", &sub))?;
     }
     let (done, todo): (Vec<i32>, Vec<i32>) = plan.seeds.iter().partition(|&&s| is_done(dir, s));
     for s in &done {
@@ -347,8 +415,8 @@ pub fn run(plan: &SweepPlan, on_seed: &(dyn Fn(i32) + Sync)) -> Result<SweepRepo
             let mut failed = Vec::new();
             for &seed in todo.iter().skip(lane).step_by(jobs) {
                 if let Err(e) = run_seed(&plan.config, seed, dir) {
-                    tracing::error!("seed {seed} failed: {e:#}");
-                    failed.push((seed, format!("{e:#}")));
+                    tracing::error!("seed {seed} failed: {e}");
+                    failed.push((seed, e.to_string()));
                 }
                 on_seed(seed);
             }
@@ -369,18 +437,19 @@ pub fn collect(dirs: &[PathBuf]) -> Result<Vec<(SeedRecord, PathBuf)>> {
     let mut rows: BTreeMap<i32, (SeedRecord, PathBuf)> = BTreeMap::new();
     for dir in dirs {
         let records = dir.join(RECORDS);
-        let entries = std::fs::read_dir(&records)
-            .with_context(|| format!("reading {}", records.display()))?;
+        let entries = std::fs::read_dir(&records).map_err(io_err("reading", &records))?;
         let mut paths: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|e| e == "json"))
             .collect();
         paths.sort();
         for p in paths {
-            let text =
-                std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+            let text = std::fs::read_to_string(&p).map_err(io_err("reading", &p))?;
             let r: SeedRecord =
-                serde_json::from_str(&text).with_context(|| format!("parsing {}", p.display()))?;
+                serde_json::from_str(&text).map_err(|source| SweepError::Record {
+                    path: p.clone(),
+                    source,
+                })?;
             rows.entry(r.seed).or_insert((r, dir.clone()));
         }
     }
@@ -390,7 +459,7 @@ pub fn collect(dirs: &[PathBuf]) -> Result<Vec<(SeedRecord, PathBuf)>> {
 /// Writes `sweep.csv`, `sweep.jsonl` and `contact_sheet.png` into `out` from the records and
 /// thumbnails of every seed in `dirs`. Returns the number of rows.
 pub fn write_tables(dirs: &[PathBuf], out: &Path) -> Result<usize> {
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    std::fs::create_dir_all(out).map_err(io_err("creating", out))?;
     let rows = collect(dirs)?;
     let stage_names: Vec<String> = {
         let mut names: Vec<String> = rows
@@ -487,11 +556,14 @@ pub fn write_tables(dirs: &[PathBuf], out: &Path) -> Result<usize> {
         cells.push(r.bytes.get(&v1).map_or(String::new(), u64::to_string));
         csv.push_str(&cells.join(","));
         csv.push('\n');
-        jsonl.push_str(&serde_json::to_string(r)?);
+        jsonl.push_str(&serde_json::to_string(r).expect("a seed record serialises"));
         jsonl.push('\n');
     }
-    crate::output::write_bytes_atomically(&out.join("sweep.csv"), csv.as_bytes())?;
-    crate::output::write_bytes_atomically(&out.join("sweep.jsonl"), jsonl.as_bytes())?;
+    for (name, text) in [("sweep.csv", &csv), ("sweep.jsonl", &jsonl)] {
+        let path = out.join(name);
+        crate::output::write_bytes_atomically(&path, text.as_bytes())
+            .map_err(io_err("writing", &path))?;
+    }
     let thumbs: Vec<(i32, Image)> = rows
         .iter()
         .filter_map(|(r, dir)| {
@@ -501,7 +573,8 @@ pub fn write_tables(dirs: &[PathBuf], out: &Path) -> Result<usize> {
         })
         .collect();
     if !thumbs.is_empty() {
-        render::write_png(&out.join("contact_sheet.png"), &contact_sheet(&thumbs))?;
+        let sheet = out.join("contact_sheet.png");
+        render::write_png(&sheet, &contact_sheet(&thumbs)).map_err(io_err("writing", &sheet))?;
     }
     Ok(rows.len())
 }
