@@ -365,9 +365,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 EntityArg::Station => Entity::Station,
             };
             let name = format!("Island_Seed_{}", bp.params.world_seed);
-            let voxels = island(&bp, width, entity, &name).map_err(anyhow::Error::msg)?;
-            islagen::formats::starmade::write(&voxels.blueprint, &out)
-                .map_err(anyhow::Error::msg)?;
+            let voxels = island(&bp, width, entity, &name)
+                .with_context(|| format!("exporting {} to StarMade", from.display()))?;
+            islagen::formats::starmade::write(&voxels.blueprint, &out)?;
             let blocks: i64 = voxels
                 .blueprint
                 .header
@@ -529,7 +529,7 @@ fn starmade(cmd: StarmadeCommand) -> Result<ExitCode> {
         StarmadeCommand::Write { path, out } => {
             let bp = islagen::formats::starmade::read_path(&path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            islagen::formats::starmade::write(&bp, &out).map_err(anyhow::Error::msg)?;
+            islagen::formats::starmade::write(&bp, &out)?;
             println!(
                 "wrote {}/{} and {}.sment",
                 out.display(),
@@ -668,7 +668,7 @@ fn island_code(cmd: IslandCodeCommand) -> Result<ExitCode> {
                 .with_context(|| format!("parsing {}", file.display()))?;
             let island = json
                 .to_island()
-                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+                .with_context(|| file.display().to_string())?;
             let code = ic::encode(&island);
             if let Some(out) = out {
                 islagen::output::write_bytes_atomically(&out, format!("{code}\n").as_bytes())

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use islagen::formats::starmade::{self, region, Blueprint};
+use islagen::formats::starmade::{self, region, Blueprint, Rule};
 
 fn vectors() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/starmade");
@@ -152,12 +152,12 @@ fn hostile_files_get_typed_errors() {
     let good = header_of(&bp);
     // Truncated header.
     let e = starmade::header::read(&good[..20], "header.smbph").unwrap_err();
-    assert!(e.rule.contains("needs"), "{e}");
+    assert_eq!(e.rule, Rule::Truncated, "{e}");
     // An element count larger than the file could hold.
     let mut huge = good.clone();
     huge[36..40].copy_from_slice(&i32::MAX.to_be_bytes());
     let e = starmade::header::read(&huge, "header.smbph").unwrap_err();
-    assert!(e.rule.contains("cannot fit"), "{e}");
+    assert_eq!(e.rule, Rule::CountTooLarge, "{e}");
     // A zlib bomb in a segment: a sector whose stream inflates past 98 304 bytes.
     let mut files = starmade::write_files(&bp).unwrap();
     let (name, data) = files
@@ -182,21 +182,24 @@ fn hostile_files_get_typed_errors() {
         .unwrap();
     evil[slot + 2..slot + 4].copy_from_slice(&((26 + bomb.len()) as u16).to_be_bytes());
     let e = region::read_smd3(&evil, &name).unwrap_err();
-    assert!(e.rule.contains("inflates"), "{e}");
+    assert_eq!(e.rule, Rule::WrongInflatedLength, "{e}");
     // A segment whose sector starts past the end of the file.
     let mut past = data.clone();
     past[slot..slot + 2].copy_from_slice(&500i16.to_be_bytes());
     let e = region::read_smd3(&past, &name).unwrap_err();
-    assert!(e.rule.contains("past the end"), "{e}");
+    assert_eq!(e.rule, Rule::PastTheEnd, "{e}");
     // A truncated region file.
-    assert!(region::read_smd3(&data[..1000], &name).is_err());
+    let e = region::read_smd3(&data[..1000], &name).unwrap_err();
+    assert_eq!(e.rule, Rule::Truncated, "{e}");
     files.insert(name, past);
-    assert!(starmade::from_files(&files, "", "B_Box").is_err());
+    let e = starmade::from_files(&files, "", "B_Box").unwrap_err();
+    assert_eq!(e.rule, Rule::PastTheEnd, "{e}");
     // A file that is not an archive.
     let dir = tempfile::tempdir().unwrap();
     let junk = dir.path().join("junk.sment");
     std::fs::write(&junk, b"not a zip").unwrap();
-    assert!(starmade::read_path(&junk).is_err());
+    let e = starmade::read_path(&junk).unwrap_err();
+    assert_eq!(e.rule, Rule::NotAZip, "{e}");
 }
 
 #[test]

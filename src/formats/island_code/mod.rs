@@ -539,6 +539,69 @@ pub struct IslandJson {
     pub inner_cliffs: Vec<InnerCliff>,
 }
 
+/// One of the two grids of [`IslandJson`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grid {
+    /// `ground`.
+    Ground,
+    /// `nature`.
+    Nature,
+}
+
+impl std::fmt::Display for Grid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Grid::Ground => "ground",
+            Grid::Nature => "nature",
+        })
+    }
+}
+
+/// Why an [`IslandJson`] is not an island: the grid, row and column that are wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IslandJsonError {
+    /// `side` exceeds [`MAX_SIDE`].
+    #[error("side {side} exceeds the limit of {MAX_SIDE}")]
+    SideTooLarge {
+        /// The side given.
+        side: usize,
+    },
+    /// A grid with a number of rows other than `side`.
+    #[error("{grid}: {rows} rows, side is {side}")]
+    RowCount {
+        /// Which grid.
+        grid: Grid,
+        /// Its rows.
+        rows: usize,
+        /// The side.
+        side: usize,
+    },
+    /// A row with a number of tiles other than `side`.
+    #[error("{grid}[{y}]: {tiles} tiles, side is {side}")]
+    RowLength {
+        /// Which grid.
+        grid: Grid,
+        /// The row.
+        y: usize,
+        /// Its tiles.
+        tiles: usize,
+        /// The side.
+        side: usize,
+    },
+    /// A character that is no symbol of the grid.
+    #[error("{grid}[{y}][{x}]: unknown symbol {symbol:?}")]
+    UnknownSymbol {
+        /// Which grid.
+        grid: Grid,
+        /// The row.
+        y: usize,
+        /// The column.
+        x: usize,
+        /// The character.
+        symbol: char,
+    },
+}
+
 impl From<&Island> for IslandJson {
     fn from(i: &Island) -> IslandJson {
         let rows = |symbols: Vec<char>| -> Vec<String> {
@@ -560,33 +623,42 @@ impl From<&Island> for IslandJson {
 
 impl IslandJson {
     /// The island, checking the grids' shape and symbols.
-    pub fn to_island(&self) -> Result<Island, String> {
+    pub fn to_island(&self) -> Result<Island, IslandJsonError> {
         let side = self.side;
         if side > MAX_SIDE {
-            return Err(format!("side {side} exceeds the limit of {MAX_SIDE}"));
+            return Err(IslandJsonError::SideTooLarge { side });
         }
         fn grid<T>(
             rows: &[String],
             side: usize,
-            name: &str,
+            which: Grid,
             from: impl Fn(char) -> Option<T>,
-        ) -> Result<Vec<T>, String> {
+        ) -> Result<Vec<T>, IslandJsonError> {
             if rows.len() != side {
-                return Err(format!("{name}: {} rows, side is {side}", rows.len()));
+                return Err(IslandJsonError::RowCount {
+                    grid: which,
+                    rows: rows.len(),
+                    side,
+                });
             }
             let mut out = Vec::with_capacity(side * side);
             for (y, row) in rows.iter().enumerate() {
                 let before = out.len();
                 for (x, c) in row.chars().enumerate() {
-                    out.push(
-                        from(c).ok_or_else(|| format!("{name}[{y}][{x}]: unknown symbol {c:?}"))?,
-                    );
+                    out.push(from(c).ok_or(IslandJsonError::UnknownSymbol {
+                        grid: which,
+                        y,
+                        x,
+                        symbol: c,
+                    })?);
                 }
                 if out.len() - before != side {
-                    return Err(format!(
-                        "{name}[{y}]: {} tiles, side is {side}",
-                        out.len() - before
-                    ));
+                    return Err(IslandJsonError::RowLength {
+                        grid: which,
+                        y,
+                        tiles: out.len() - before,
+                        side,
+                    });
                 }
             }
             Ok(out)
@@ -595,8 +667,8 @@ impl IslandJson {
             buildings: self.buildings.clone(),
             remains: self.remains.clone(),
             side,
-            ground: grid(&self.ground, side, "ground", Ground::from_symbol)?,
-            nature: grid(&self.nature, side, "nature", Nature::from_symbol)?,
+            ground: grid(&self.ground, side, Grid::Ground, Ground::from_symbol)?,
+            nature: grid(&self.nature, side, Grid::Nature, Nature::from_symbol)?,
             inner_cliffs: self.inner_cliffs.clone(),
         })
     }

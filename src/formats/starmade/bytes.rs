@@ -3,14 +3,97 @@
 
 /// A StarMade file that breaks a rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file} at byte {offset}: {rule}")]
+#[error("{file} at byte {offset}: {rule}{}", with_colon(detail))]
 pub struct StarmadeError {
-    /// The file, as a path inside the blueprint.
+    /// The file, as a path inside the blueprint (or on disk).
     pub file: String,
     /// Byte offset of the problem.
     pub offset: usize,
-    /// What was wrong.
-    pub rule: String,
+    /// The rule broken.
+    pub rule: Rule,
+    /// The specifics: what was being read, the numbers and names involved (may be empty).
+    pub detail: String,
+}
+
+fn with_colon(detail: &str) -> String {
+    if detail.is_empty() {
+        String::new()
+    } else {
+        format!(": {detail}")
+    }
+}
+
+/// The rules a StarMade file (or blueprint folder, or archive) can break.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// The file ends inside a value.
+    Truncated,
+    /// A count or length is larger than the bytes left could hold.
+    CountTooLarge,
+    /// Bytes are left after the end of the structure.
+    TrailingBytes,
+    /// `header.smbph` has a version outside 0..=16.
+    UnknownHeaderVersion,
+    /// A tag's type is not 1..=17.
+    UnknownTagType,
+    /// A list tag's element type is not 1..=17.
+    UnknownListElementType,
+    /// Lists and structs are nested deeper than [`super::meta::MAX_DEPTH`].
+    TagsTooDeep,
+    /// A tag root holds an end marker instead of a tag.
+    EndMarkerAsRoot,
+    /// `meta.smbpm` has a data type other than 1..=7.
+    UnknownDataType,
+    /// A gzip tag root does not inflate.
+    NotGzip,
+    /// A segment's data is not a zlib stream.
+    NotZlib,
+    /// A segment does not inflate to exactly its blocks' bytes.
+    WrongInflatedLength,
+    /// A segment's position is not a multiple of its side.
+    MisalignedSegment,
+    /// A segment's compressed length exceeds its sector.
+    SegmentTooLong,
+    /// A region index points past the end of the file.
+    PastTheEnd,
+    /// A region index's size disagrees with the segment record.
+    IndexSizeMismatch,
+    /// A file, archive or inflated stream exceeds a limit ([`super::MAX_ENTRY`],
+    /// [`super::MAX_FILES`], [`super::meta::MAX_INFLATED`]).
+    LimitExceeded,
+    /// A required file is missing.
+    Missing,
+    /// Not a zip archive, or an archive entry that cannot be read.
+    NotAZip,
+    /// The file system failed.
+    Io,
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Rule::Truncated => "truncated",
+            Rule::CountTooLarge => "count too large",
+            Rule::TrailingBytes => "trailing bytes",
+            Rule::UnknownHeaderVersion => "unknown header version",
+            Rule::UnknownTagType => "unknown tag type",
+            Rule::UnknownListElementType => "unknown list element type",
+            Rule::TagsTooDeep => "tags nested too deep",
+            Rule::EndMarkerAsRoot => "a tag root holds an end marker, not a tag",
+            Rule::UnknownDataType => "unknown data type",
+            Rule::NotGzip => "not a gzip stream",
+            Rule::NotZlib => "not a zlib stream",
+            Rule::WrongInflatedLength => "wrong inflated length",
+            Rule::MisalignedSegment => "misaligned segment",
+            Rule::SegmentTooLong => "a compressed segment longer than its sector",
+            Rule::PastTheEnd => "the index points past the end of the file",
+            Rule::IndexSizeMismatch => "index size mismatch",
+            Rule::LimitExceeded => "limit exceeded",
+            Rule::Missing => "missing",
+            Rule::NotAZip => "not a zip archive",
+            Rule::Io => "I/O error",
+        })
+    }
 }
 
 /// A bounds-checked big-endian reader over one file.
@@ -37,26 +120,27 @@ impl<'a> Reader<'a> {
     }
 
     /// An error at the current offset.
-    pub fn error(&self, rule: impl Into<String>) -> StarmadeError {
-        self.error_at(self.at, rule)
+    pub fn error(&self, rule: Rule, detail: impl Into<String>) -> StarmadeError {
+        self.error_at(self.at, rule, detail)
     }
 
     /// An error at `offset`.
-    pub fn error_at(&self, offset: usize, rule: impl Into<String>) -> StarmadeError {
+    pub fn error_at(&self, offset: usize, rule: Rule, detail: impl Into<String>) -> StarmadeError {
         StarmadeError {
             file: self.file.to_string(),
             offset,
-            rule: rule.into(),
+            rule,
+            detail: detail.into(),
         }
     }
 
     /// The next `n` bytes.
     pub fn bytes(&mut self, n: usize, what: &str) -> Result<&'a [u8], StarmadeError> {
         if n > self.remaining() {
-            return Err(self.error(format!(
-                "{what}: needs {n} bytes, {} left",
-                self.remaining()
-            )));
+            return Err(self.error(
+                Rule::Truncated,
+                format!("{what} needs {n} bytes, {} left", self.remaining()),
+            ));
         }
         let out = &self.data[self.at..self.at + n];
         self.at += n;
@@ -110,6 +194,7 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| {
                 self.error_at(
                     at,
+                    Rule::CountTooLarge,
                     format!(
                         "{what} {n} cannot fit in the {} bytes left",
                         self.remaining()
@@ -130,10 +215,10 @@ impl<'a> Reader<'a> {
         if self.remaining() == 0 {
             Ok(())
         } else {
-            Err(self.error(format!(
-                "{} bytes after the end of the {what}",
-                self.remaining()
-            )))
+            Err(self.error(
+                Rule::TrailingBytes,
+                format!("{} bytes after the end of the {what}", self.remaining()),
+            ))
         }
     }
 }

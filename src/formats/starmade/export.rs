@@ -99,16 +99,41 @@ pub struct Voxels {
     pub columns: Vec<Vec<i32>>,
 }
 
+/// The narrowest export, in blocks.
+pub const MIN_WIDTH: usize = 8;
+/// The widest export, in blocks.
+pub const MAX_WIDTH: usize = 4096;
+
+/// Why a world cannot be exported as a StarMade blueprint.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExportError {
+    /// The width is outside [`MIN_WIDTH`]..=[`MAX_WIDTH`].
+    #[error("width {width} must be within {MIN_WIDTH}..={MAX_WIDTH} blocks")]
+    WidthOutOfRange {
+        /// The width asked for.
+        width: usize,
+    },
+    /// Every pixel of the world is ocean or lake.
+    #[error("the world has no land to export")]
+    NoLand,
+    /// A terrain block id that does not fit a version-3 block word.
+    #[error("terrain block id {id} does not fit 11 bits")]
+    TerrainIdTooWide {
+        /// The block id.
+        id: u16,
+    },
+}
+
 /// Voxelises `bp` (a generated world) into a StarMade blueprint `width` blocks across.
 pub fn island(
     bp: &crate::blueprint::Blueprint,
     width: usize,
     entity: Entity,
     name: &str,
-) -> Result<Voxels, String> {
+) -> Result<Voxels, ExportError> {
     let n = bp.side();
-    if !(8..=4096).contains(&width) {
-        return Err(format!("--width {width} must be within 8..=4096"));
+    if !(MIN_WIDTH..=MAX_WIDTH).contains(&width) {
+        return Err(ExportError::WidthOutOfRange { width });
     }
     // The land's bounding box, with a one-pixel margin.
     let (mut x0, mut y0, mut x1, mut y1) = (n, n, 0, 0);
@@ -121,7 +146,7 @@ pub fn island(
         }
     }
     if x1 <= x0 {
-        return Err("the world has no land to export".into());
+        return Err(ExportError::NoLand);
     }
     let (x0, y0, x1, y1) = (
         x0.saturating_sub(1),
@@ -197,7 +222,7 @@ pub fn island(
             active: false,
             orientation: 0,
         })
-        .ok_or("a terrain id does not fit 11 bits")?;
+        .ok_or(ExportError::TerrainIdTooWide { id: *id })?;
         segments
             .entry(origin)
             .or_insert_with(|| vec![0; 32 * 32 * 32])[local[0] + 32 * local[1] + 1024 * local[2]] =

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::bytes::{Reader, StarmadeError, Writer};
+use super::bytes::{Reader, Rule, StarmadeError, Writer};
 
 /// The header.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -36,7 +36,7 @@ pub fn read(data: &[u8], file: &str) -> Result<Header, StarmadeError> {
     let mut r = Reader::new(data, file);
     let version = r.i32("header version")?;
     if !(0..=16).contains(&version) {
-        return Err(r.error_at(0, format!("unknown header version {version}")));
+        return Err(r.error_at(0, Rule::UnknownHeaderVersion, version.to_string()));
     }
     let game_version = (version >= 5).then(|| r.utf("game version")).transpose()?;
     let entity_type = r.i32("entity type")?;

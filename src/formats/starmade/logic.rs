@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::bytes::{Reader, StarmadeError, Writer};
+use super::bytes::{Reader, Rule, StarmadeError, Writer};
 
 /// One group of linked blocks of one type.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -49,7 +49,13 @@ pub fn read(data: &[u8], file: &str) -> Result<Logic, StarmadeError> {
         let n = usize::try_from(second)
             .ok()
             .filter(|&n| n * 10 <= r.remaining())
-            .ok_or_else(|| r.error_at(4, format!("controller count {second} cannot fit")))?;
+            .ok_or_else(|| {
+                r.error_at(
+                    4,
+                    Rule::CountTooLarge,
+                    format!("controller count {second} cannot fit"),
+                )
+            })?;
         (None, n)
     };
     let pos = |r: &mut Reader| -> Result<[i16; 3], StarmadeError> {

@@ -18,7 +18,7 @@ use std::io::Read;
 
 use serde::Serialize;
 
-use super::bytes::{Reader, StarmadeError, Writer};
+use super::bytes::{Reader, Rule, StarmadeError, Writer};
 
 /// The most a gzip tag root may inflate to.
 pub const MAX_INFLATED: u64 = 64 << 20;
@@ -237,7 +237,7 @@ impl Meta {
 
 fn payload(r: &mut Reader, t: i8, depth: usize) -> Result<Payload, StarmadeError> {
     if depth > MAX_DEPTH {
-        return Err(r.error(format!("tags nested deeper than {MAX_DEPTH}")));
+        return Err(r.error(Rule::TagsTooDeep, format!("deeper than {MAX_DEPTH}")));
     }
     Ok(match t {
         1 => Payload::Byte(r.u8("byte tag")? as i8),
@@ -262,7 +262,7 @@ fn payload(r: &mut Reader, t: i8, depth: usize) -> Result<Payload, StarmadeError
             let at = r.offset();
             let element = r.u8("list element type")? as i8;
             if !(1..=17).contains(&element) {
-                return Err(r.error_at(at, format!("unknown list element type {element}")));
+                return Err(r.error_at(at, Rule::UnknownListElementType, element.to_string()));
             }
             let n = r.count("list length", 1)?;
             let mut items = Vec::with_capacity(n);
@@ -298,14 +298,14 @@ fn payload(r: &mut Reader, t: i8, depth: usize) -> Result<Payload, StarmadeError
             Payload::Matrix(m)
         }
         17 => Payload::Null,
-        _ => return Err(r.error(format!("unknown tag type {t}"))),
+        _ => return Err(r.error(Rule::UnknownTagType, t.to_string())),
     })
 }
 
 fn tag_body(r: &mut Reader, kind: i8, at: usize, depth: usize) -> Result<Tag, StarmadeError> {
     let t = kind.unsigned_abs() as i8;
     if !(1..=17).contains(&t) {
-        return Err(r.error_at(at, format!("unknown tag type {kind}")));
+        return Err(r.error_at(at, Rule::UnknownTagType, kind.to_string()));
     }
     let name = (kind > 0).then(|| r.utf("tag name")).transpose()?;
     Ok(Tag {
@@ -329,10 +329,11 @@ fn tag_root(r: &mut Reader, file: &str) -> Result<TagRoot, StarmadeError> {
         flate2::read::GzDecoder::new(&rest[..])
             .take(MAX_INFLATED + 1)
             .read_to_end(&mut plain)
-            .map_err(|e| r.error_at(at, format!("gzip tag root: {e}")))?;
+            .map_err(|e| r.error_at(at, Rule::NotGzip, format!("gzip tag root: {e}")))?;
         if plain.len() as u64 > MAX_INFLATED {
             return Err(r.error_at(
                 at,
+                Rule::LimitExceeded,
                 format!("gzip tag root inflates past {MAX_INFLATED} bytes"),
             ));
         }
@@ -345,7 +346,7 @@ fn tag_root(r: &mut Reader, file: &str) -> Result<TagRoot, StarmadeError> {
     let tag_at = r.offset();
     let kind = r.u8("root tag type")? as i8;
     if kind == 0 {
-        return Err(r.error_at(tag_at, "a tag root holds an end marker, not a tag"));
+        return Err(r.error_at(tag_at, Rule::EndMarkerAsRoot, ""));
     }
     Ok(TagRoot {
         header,
@@ -484,7 +485,7 @@ pub fn read(data: &[u8], file: &str) -> Result<Meta, StarmadeError> {
                 }
                 sections.push(Section::Volumes(flag, entries));
             }
-            t => return Err(r.error_at(at, format!("unknown data type {t}"))),
+            t => return Err(r.error_at(at, Rule::UnknownDataType, t.to_string())),
         }
     }
     r.finish("meta file")?;

@@ -4,9 +4,9 @@
 //! as header version 3 with `.smd3` regions, and export a generated island as one.
 //!
 //! Every reader meets the `.dat` reader's standard: a typed [`StarmadeError`] naming the file,
-//! the offset and the rule; no panic; no allocation sized by an unchecked number (every count
-//! is checked against the bytes left, every archive entry against [`MAX_ENTRY`]); every zlib
-//! stream bounded.
+//! the offset and the [`Rule`] broken; no panic; no allocation sized by an unchecked number
+//! (every count is checked against the bytes left, every archive entry against [`MAX_ENTRY`]);
+//! every zlib stream bounded. Writing fails with a typed [`WriteError`].
 
 pub mod bytes;
 pub mod export;
@@ -17,11 +17,11 @@ pub mod region;
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-pub use bytes::StarmadeError;
+pub use bytes::{Rule, StarmadeError};
 use header::Header;
 use logic::Logic;
 use meta::Meta;
@@ -54,18 +54,47 @@ pub struct Blueprint {
 /// The files of a blueprint, by path relative to its folder (`/` separators).
 pub type Files = BTreeMap<String, Vec<u8>>;
 
+/// Why a blueprint cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// A block whose fields fit neither segment version 2 nor 3.
+    #[error("block {block:?} at {position:?} fits neither segment version 2 nor 3")]
+    BlockDoesNotFit {
+        /// The block.
+        block: Block,
+        /// Its position, block coordinates.
+        position: [i32; 3],
+    },
+    /// A segment that does not compress into one `.smd3` sector.
+    #[error("segment at {position:?} compresses to {bytes} bytes, more than a sector holds")]
+    SectorOverflow {
+        /// The segment's position.
+        position: [i32; 3],
+        /// Its compressed length.
+        bytes: usize,
+    },
+    /// The file system failed.
+    #[error("writing {}", path.display())]
+    Io {
+        /// The file or folder being written.
+        path: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
+}
+
 fn read_zip(path: &Path) -> Result<Files, StarmadeError> {
-    let err = |offset: usize, rule: String| StarmadeError {
+    let err = |rule: Rule, detail: String| StarmadeError {
         file: path.display().to_string(),
-        offset,
+        offset: 0,
         rule,
+        detail,
     };
-    let file = std::fs::File::open(path).map_err(|e| err(0, e.to_string()))?;
-    let mut zip =
-        zip::ZipArchive::new(file).map_err(|e| err(0, format!("not a zip archive: {e}")))?;
+    let file = std::fs::File::open(path).map_err(|e| err(Rule::Io, e.to_string()))?;
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| err(Rule::NotAZip, e.to_string()))?;
     if zip.len() > MAX_FILES {
         return Err(err(
-            0,
+            Rule::LimitExceeded,
             format!("{} entries exceed the limit of {MAX_FILES}", zip.len()),
         ));
     }
@@ -73,7 +102,7 @@ fn read_zip(path: &Path) -> Result<Files, StarmadeError> {
     for i in 0..zip.len() {
         let mut entry = zip
             .by_index(i)
-            .map_err(|e| err(0, format!("entry {i}: {e}")))?;
+            .map_err(|e| err(Rule::NotAZip, format!("entry {i}: {e}")))?;
         if entry.is_dir() {
             continue;
         }
@@ -82,9 +111,12 @@ fn read_zip(path: &Path) -> Result<Files, StarmadeError> {
         (&mut entry)
             .take(MAX_ENTRY + 1)
             .read_to_end(&mut data)
-            .map_err(|e| err(0, format!("{name}: {e}")))?;
+            .map_err(|e| err(Rule::NotAZip, format!("{name}: {e}")))?;
         if data.len() as u64 > MAX_ENTRY {
-            return Err(err(0, format!("{name} inflates past {MAX_ENTRY} bytes")));
+            return Err(err(
+                Rule::LimitExceeded,
+                format!("{name} inflates past {MAX_ENTRY} bytes"),
+            ));
         }
         files.insert(name, data);
     }
@@ -95,7 +127,8 @@ fn read_folder(dir: &Path, prefix: &str, files: &mut Files) -> Result<(), Starma
     let entries = std::fs::read_dir(dir).map_err(|e| StarmadeError {
         file: dir.display().to_string(),
         offset: 0,
-        rule: e.to_string(),
+        rule: Rule::Io,
+        detail: e.to_string(),
     })?;
     for e in entries.flatten() {
         let name = format!("{prefix}{}", e.file_name().to_string_lossy());
@@ -104,7 +137,8 @@ fn read_folder(dir: &Path, prefix: &str, files: &mut Files) -> Result<(), Starma
             return Err(StarmadeError {
                 file: dir.display().to_string(),
                 offset: 0,
-                rule: format!("more than {MAX_FILES} files"),
+                rule: Rule::LimitExceeded,
+                detail: format!("more than {MAX_FILES} files"),
             });
         }
         if path.is_dir() {
@@ -115,13 +149,15 @@ fn read_folder(dir: &Path, prefix: &str, files: &mut Files) -> Result<(), Starma
                 return Err(StarmadeError {
                     file: name,
                     offset: 0,
-                    rule: format!("{len} bytes exceed the limit of {MAX_ENTRY}"),
+                    rule: Rule::LimitExceeded,
+                    detail: format!("{len} bytes exceed the limit of {MAX_ENTRY}"),
                 });
             }
             let data = std::fs::read(&path).map_err(|e| StarmadeError {
                 file: name.clone(),
                 offset: 0,
-                rule: e.to_string(),
+                rule: Rule::Io,
+                detail: e.to_string(),
             })?;
             files.insert(name, data);
         }
@@ -149,7 +185,8 @@ pub fn read_path(path: &Path) -> Result<Blueprint, StarmadeError> {
         .ok_or_else(|| StarmadeError {
             file: path.display().to_string(),
             offset: 0,
-            rule: "no header.smbph in the archive".into(),
+            rule: Rule::Missing,
+            detail: "no header.smbph in the archive".into(),
         })?;
     let name = root
         .trim_end_matches('/')
@@ -168,7 +205,8 @@ pub fn from_files(files: &Files, prefix: &str, name: &str) -> Result<Blueprint, 
             .ok_or_else(|| StarmadeError {
                 file: format!("{prefix}{rel}"),
                 offset: 0,
-                rule: "missing".into(),
+                rule: Rule::Missing,
+                detail: String::new(),
             })
     };
     let header = header::read(get("header.smbph")?, &format!("{prefix}header.smbph"))?;
@@ -398,13 +436,13 @@ impl Report {
 /// Writes `bp` as a blueprint folder under `dir/<name>/`: header version 3, meta, logic with
 /// chunk-32 positions, `.smd3` regions (chunk-16 sources re-bucketed, their coordinates moved
 /// by 8 so the core lands on 16,16,16), and the children in `ATTACHED_n/`.
-pub fn write_files(bp: &Blueprint) -> Result<Files, String> {
+pub fn write_files(bp: &Blueprint) -> Result<Files, WriteError> {
     let mut files = Files::new();
     add_files(bp, "", &mut files)?;
     Ok(files)
 }
 
-fn add_files(bp: &Blueprint, prefix: &str, files: &mut Files) -> Result<(), String> {
+fn add_files(bp: &Blueprint, prefix: &str, files: &mut Files) -> Result<(), WriteError> {
     let shift = if bp.chunk == 16 { 8 } else { 0 };
     files.insert(format!("{prefix}header.smbph"), header::write(&bp.header));
     files.insert(format!("{prefix}meta.smbpm"), meta::write(&bp.meta));
@@ -432,7 +470,10 @@ fn add_files(bp: &Blueprint, prefix: &str, files: &mut Files) -> Result<(), Stri
         } else {
             region::encode_v2(b)
         }
-        .ok_or_else(|| format!("block {b:?} at {p:?} fits neither segment version 2 nor 3"))?;
+        .ok_or(WriteError::BlockDoesNotFit {
+            block: b,
+            position: p,
+        })?;
         let origin = p.map(|c| c.div_euclid(32) * 32);
         let entry = by_segment
             .entry(origin)
@@ -473,16 +514,21 @@ fn add_files(bp: &Blueprint, prefix: &str, files: &mut Files) -> Result<(), Stri
 
 /// Writes a blueprint folder `dir/<name>/` and a `.sment` archive `dir/<name>.sment`, each file
 /// atomically.
-pub fn write(bp: &Blueprint, dir: &Path) -> Result<(), String> {
+pub fn write(bp: &Blueprint, dir: &Path) -> Result<(), WriteError> {
     let files = write_files(bp)?;
     let root = dir.join(&bp.name);
     for (rel, data) in &files {
         let path = root.join(rel);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(|source| WriteError::Io {
+                path: parent.to_path_buf(),
+                source,
+            })?;
         }
-        crate::output::write_bytes_atomically(&path, data)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        crate::output::write_bytes_atomically(&path, data).map_err(|source| WriteError::Io {
+            path: path.clone(),
+            source,
+        })?;
     }
     let sment = dir.join(format!("{}.sment", bp.name));
     crate::output::write_atomically(&sment, |w| -> std::io::Result<()> {
@@ -497,5 +543,8 @@ pub fn write(bp: &Blueprint, dir: &Path) -> Result<(), String> {
         let bytes = zip.finish().map_err(std::io::Error::other)?.into_inner();
         std::io::Write::write_all(w, &bytes)
     })
-    .map_err(|e| format!("{}: {e}", sment.display()))
+    .map_err(|source| WriteError::Io {
+        path: sment.clone(),
+        source,
+    })
 }

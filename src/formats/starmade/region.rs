@@ -25,7 +25,8 @@ use std::io::Read;
 
 use serde::Serialize;
 
-use super::bytes::{Reader, StarmadeError, Writer};
+use super::bytes::{Reader, Rule, StarmadeError, Writer};
+use super::WriteError;
 
 /// `.smd3` header bytes.
 pub const SMD3_HEADER: usize = 16388;
@@ -134,10 +135,11 @@ fn inflate(data: &[u8], expected: usize, r: &Reader, at: usize) -> Result<Vec<u8
     flate2::read::ZlibDecoder::new(data)
         .take(expected as u64 + 1)
         .read_to_end(&mut out)
-        .map_err(|e| r.error_at(at, format!("segment data is not a zlib stream: {e}")))?;
+        .map_err(|e| r.error_at(at, Rule::NotZlib, format!("segment data: {e}")))?;
     if out.len() != expected {
         return Err(r.error_at(
             at,
+            Rule::WrongInflatedLength,
             format!(
                 "segment inflates to {} bytes, not {expected}",
                 out.len().min(expected + 1)
@@ -183,6 +185,7 @@ fn segment(
     if position.iter().any(|c| c % side as i32 != 0) {
         return Err(r.error_at(
             start,
+            Rule::MisalignedSegment,
             format!("segment position {position:?} is not a multiple of {side}"),
         ));
     }
@@ -195,7 +198,8 @@ fn segment(
         .ok_or_else(|| {
             r.error_at(
                 at - 4,
-                format!("compressed length {length} exceeds the sector"),
+                Rule::SegmentTooLong,
+                format!("compressed length {length}"),
             )
         })?;
     let data = r.bytes(length, "compressed segment")?;
@@ -235,10 +239,7 @@ pub fn read_smd3(data: &[u8], file: &str) -> Result<Vec<Segment>, StarmadeError>
         let offset = SMD3_HEADER + (sector as usize - 1) * SMD3_SECTOR;
         let entry = 4 + slot * 4;
         if offset + 26 > data.len() {
-            return Err(r.error_at(
-                entry,
-                format!("sector {sector} starts past the end of the file"),
-            ));
+            return Err(r.error_at(entry, Rule::PastTheEnd, format!("sector {sector}")));
         }
         let mut s = Reader::new(&data[offset..data.len().min(offset + SMD3_SECTOR)], file);
         let seg = segment(&mut s, 32, true, 3, SMD3_SECTOR - 26).map_err(|e| StarmadeError {
@@ -250,6 +251,7 @@ pub fn read_smd3(data: &[u8], file: &str) -> Result<Vec<Segment>, StarmadeError>
             if usize::from(size) != used {
                 return Err(r.error_at(
                     entry,
+                    Rule::IndexSizeMismatch,
                     format!("index size {size}, segment record {used} bytes"),
                 ));
             }
@@ -275,10 +277,7 @@ pub fn read_smd2(data: &[u8], file: &str) -> Result<Vec<Segment>, StarmadeError>
         }
         let offset = SMD2_HEADER + id as usize * SMD2_SEGMENT;
         if offset + 25 > data.len() {
-            return Err(r.error_at(
-                4 + slot * 8,
-                format!("segment {id} starts past the end of the file"),
-            ));
+            return Err(r.error_at(4 + slot * 8, Rule::PastTheEnd, format!("segment {id}")));
         }
         let mut s = Reader::new(&data[offset..data.len().min(offset + SMD2_SEGMENT)], file);
         let seg =
@@ -298,7 +297,7 @@ pub fn region_of(position: [i32; 3]) -> [i32; 3] {
 
 /// Writes segments (side 32, version 2 or 3) of one region as an `.smd3` file; fails if a
 /// segment does not compress into its sector.
-pub fn write_smd3(segments: &[Segment]) -> Result<Vec<u8>, String> {
+pub fn write_smd3(segments: &[Segment]) -> Result<Vec<u8>, WriteError> {
     let mut w = Writer::default();
     w.u8(3);
     w.0.extend_from_slice(&[0, 0, 0]);
@@ -332,11 +331,10 @@ pub fn write_smd3(segments: &[Segment]) -> Result<Vec<u8>, String> {
         sec.u8(if s.words.is_empty() { 2 } else { 1 });
         let data: &[u8] = if s.words.is_empty() { &[] } else { &compressed };
         if data.len() > SMD3_SECTOR - 26 {
-            return Err(format!(
-                "segment at {:?} compresses to {} bytes, more than a sector holds",
-                s.position,
-                data.len()
-            ));
+            return Err(WriteError::SectorOverflow {
+                position: s.position,
+                bytes: data.len(),
+            });
         }
         sec.i32(data.len() as i32);
         sec.0.extend_from_slice(data);
