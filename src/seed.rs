@@ -3,7 +3,11 @@
 //! A configured seed of 0 means "randomize": it is resolved once, from the clock and the process
 //! id, to a positive i32 that is then used for file names and PRMS alike. Stage seeds are derived
 //! from the resolved seed and the stage's name (FNV-1a over the little-endian seed bytes and the
-//! name), so adding a stage never shifts another stage's randomness.
+//! name, finished with SplitMix64) by [`stage_seed`], so adding a stage never shifts another
+//! stage's randomness. Every stage draws its randomness through it: noise fields take
+//! [`noise_seed`] (plus the field's documented offset, which the TCRV/TDTL records state), PCG32
+//! streams and per-item hashes take [`stage_seed`] itself. Stage names in use: "topography",
+//! "crater", "curve", "detail", "erosion", "biomes", "towns", "island-code".
 
 /// Resolves a configured seed: non-zero seeds are kept, 0 becomes a fresh positive seed.
 pub fn resolve(configured: i32) -> i32 {
@@ -29,15 +33,25 @@ pub fn stage_seed(resolved: i32, stage: &str) -> u64 {
     splitmix64(h)
 }
 
+/// The noise seed of one stage (fastnoise-lite takes an i32): the high half of [`stage_seed`].
+pub fn noise_seed(resolved: i32, stage: &str) -> i32 {
+    (stage_seed(resolved, stage) >> 32) as u32 as i32
+}
+
+/// A per-item hash within one stage: item `i` of `stage`, well mixed.
+pub fn item_hash(resolved: i32, stage: &str, i: u64) -> u64 {
+    splitmix64(stage_seed(resolved, stage) ^ i)
+}
+
 /// A uniform draw in [0, 1) for `stage`, from its stage seed (53 bits).
 pub fn unit_draw(resolved: i32, stage: &str) -> f64 {
     (stage_seed(resolved, stage) >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// The PCG32 seed of erosion's droplet-start stream: the resolved seed plus the configured
-/// ErosionSeedOffset, as the original drew it.
+/// The PCG32 seed of erosion's droplet-start stream: the "erosion" stage seed, varied by the
+/// configured ErosionSeedOffset (each offset gives an independent stream).
 pub fn erosion_stream(resolved: i32, offset: i32) -> u64 {
-    u64::from(resolved.wrapping_add(offset) as u32)
+    item_hash(resolved, "erosion", u64::from(offset as u32))
 }
 
 /// SplitMix64's finaliser: a well-mixed 64-bit hash of `z` (also used for per-item draws).

@@ -47,7 +47,7 @@ impl Zoning {
     /// [`SEA_REF`]).
     pub fn new(seed: i32, knots: [f32; 6]) -> Zoning {
         let f = Fbm::new(
-            seed.wrapping_add(MOISTURE_SEED_OFFSET),
+            crate::seed::noise_seed(seed, "biomes").wrapping_add(MOISTURE_SEED_OFFSET),
             MOISTURE_FREQ_ISLANDS / ISLAND_WIDTH,
             MOISTURE_OCTAVES,
         );

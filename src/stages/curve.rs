@@ -18,7 +18,7 @@
 //!
 //! Shelf heights (bench, plateau) and strength (span, between shelfSpanMin and shelfSpanMax
 //! metres: the smaller, the flatter the shelf) drift across the island through low-frequency
-//! Simplex fields seeded resolvedSeed + their offsets, frequencies in undulations per island
+//! Simplex fields seeded with the "curve" stage seed ([`crate::seed::noise_seed`]) + their offsets, frequencies in undulations per island
 //! width ([`ISLAND_WIDTH`] of the map).
 //!
 //! Guarantees:
@@ -132,7 +132,11 @@ impl Curve {
         let xs = preset.knots_above_sea();
         let per_map = |islands: f32| islands / ISLAND_WIDTH;
         let field = |offset: i32, islands: f32| {
-            let f = Fbm::new(seed.wrapping_add(offset), per_map(islands), 2);
+            let f = Fbm::new(
+                crate::seed::noise_seed(seed, "curve").wrapping_add(offset),
+                per_map(islands),
+                2,
+            );
             Lattice::sample(move |u, v| f.at(u, v).clamp(-1.0, 1.0))
         };
         Curve {

@@ -63,7 +63,11 @@ impl Detail {
     /// Samples the two fields for `seed`.
     pub fn new(params: DetailParams, seed: i32) -> Detail {
         let field = |offset: i32, islands: f32| {
-            let f = Fbm::new(seed.wrapping_add(offset), islands / ISLAND_WIDTH, 2);
+            let f = Fbm::new(
+                crate::seed::noise_seed(seed, "detail").wrapping_add(offset),
+                islands / ISLAND_WIDTH,
+                2,
+            );
             Lattice::sample(move |u, v| f.at(u, v).clamp(-1.0, 1.0))
         };
         Detail {

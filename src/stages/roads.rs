@@ -632,7 +632,8 @@ fn mark_stale(pending: &mut [Pending], new_cells: &[u32], n: usize) {
 
 /// Decimates and smooths one path. Chaikin's later passes cut the corners of the decimated
 /// polyline, so where a corner wraps around water a smoothed point could land in it: then the
-/// tolerance is halved, down to none (the raw cells, whose corner cuts stay under a pixel).
+/// tolerance is halved, down to none, and as a last resort the path keeps its cell centres.
+/// Every point of the result lies on a passable cell.
 fn smooth(points: &[[f32; 2]], tolerance: f32, grid: &CostGrid) -> RoadPath {
     let n = grid.side();
     let on_land = |path: &RoadPath| {
@@ -647,7 +648,13 @@ fn smooth(points: &[[f32; 2]], tolerance: f32, grid: &CostGrid) -> RoadPath {
         }
         t *= 0.5;
     }
-    chaikin(&rdp(points, 0.0, grid), CHAIKIN_PASSES)
+    // Without decimation Chaikin still cuts the corners between long straight runs; where even
+    // that lands in water, the road keeps its cell centres, which are all passable.
+    let path = chaikin(&rdp(points, 0.0, grid), CHAIKIN_PASSES);
+    if on_land(&path) {
+        return path;
+    }
+    points.to_vec()
 }
 
 /// Whether the straight segment a → b crosses a solid cell (sampled at quarter-pixel steps).

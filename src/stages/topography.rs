@@ -115,9 +115,10 @@ pub struct Shape {
 impl Shape {
     /// Samples the shape fields of `p.seed`.
     pub fn new(p: &TopographyParams) -> Shape {
+        let seed = crate::seed::noise_seed(p.seed, "topography");
         let coast = {
             let field = Fbm::new(
-                p.seed.wrapping_add(COAST_SEED_OFFSET),
+                seed.wrapping_add(COAST_SEED_OFFSET),
                 COAST_FREQUENCY,
                 COAST_OCTAVES,
             );
@@ -126,7 +127,7 @@ impl Shape {
         Shape {
             params: *p,
             base: SplitFbm::new(
-                p.seed.wrapping_add(BASE_SEED_OFFSET),
+                seed.wrapping_add(BASE_SEED_OFFSET),
                 BASE_FREQUENCY,
                 BASE_COARSE_OCTAVES,
                 BASE_FINE_OCTAVES,
@@ -179,7 +180,7 @@ pub fn topography(shape: &Shape, on_column: &(dyn Fn() + Sync)) -> Topography {
     let density = p.islet_density.clamp(0.0, MAX_ISLET_DENSITY);
     let islets = (density > 0.0).then(|| {
         let field = Fbm::new(
-            p.seed.wrapping_add(ISLET_SEED_OFFSET),
+            crate::seed::noise_seed(p.seed, "topography").wrapping_add(ISLET_SEED_OFFSET),
             ISLET_FREQUENCY,
             ISLET_OCTAVES,
         );

@@ -39,7 +39,7 @@ pub struct ExportError {
 }
 
 fn hash(seed: i32, i: usize) -> u64 {
-    crate::seed::splitmix64((seed as u32 as u64) << 32 ^ i as u64)
+    crate::seed::item_hash(seed, "island-code", i as u64)
 }
 
 /// The world `bp` as an island of `side` × `side` tiles.
