@@ -1,7 +1,9 @@
 //! islagen: a fast, deterministic procedural island-world generator.
 //!
 //! The only output the game server needs is a `.dat` blueprint ([`blueprint`]); the generator
-//! is driven by a `ServerConfig.json`-compatible [`config`].
+//! is driven by a `ServerConfig.json`-compatible [`config`]. [`pipeline`] runs the [`stages`]
+//! (over [`grid`] kernels) and exports a world; [`render`] draws its pictures; [`formats`] holds
+//! the neighbouring formats; [`sweep`] runs many seeds. docs/ARCHITECTURE.md draws the data flow.
 
 pub mod blueprint;
 pub mod config;

@@ -1,7 +1,9 @@
-//! The `.dat` blueprint: the byte contract with the game server and nothing else.
+//! The `.dat` blueprint: the byte contract with the game server, and the tooling over it.
 //!
-//! [`format`] defines the layout once (tags, record sizes, wire enums), [`model`] is the typed
-//! in-memory blueprint, [`write`] and [`read`] are the two sides, [`error`] their failures.
+//! [`mod@format`] defines the layout once (tags, every section's length, wire enums), [`model`] is
+//! the typed in-memory blueprint, [`mod@write`] and [`read`] are the two sides, [`error`] their
+//! failures. [`inspect`], [`roundtrip`] and [`digest`] are the `.dat` tools built on them;
+//! [`sample`] makes a deterministic every-section blueprint for tests and benchmarks.
 
 pub mod digest;
 pub mod error;

@@ -1,6 +1,8 @@
-//! Generation stages, one module each: a function from its inputs to its outputs, with no file
-//! I/O, no printing and no global state. [`crate::pipeline`] orders them; each stage is usable
-//! and tested on its own.
+//! Generation stages, one module each: a function from its own small parameter struct and grids
+//! to its outputs, with no file I/O, no printing, no global state, no config type and no wire
+//! record. [`crate::pipeline`] orders them, maps the config to their parameters and their
+//! outputs to records; each stage is usable and tested on its own. Shared grid kernels live in
+//! [`crate::grid`], units in [`crate::units`], per-stage seeds in [`crate::seed`].
 
 pub mod basins;
 pub mod biomes;
