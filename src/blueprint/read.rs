@@ -737,25 +737,27 @@ fn read_biomes<S: ReadAt + ?Sized>(
     let mut raw = vec![0u8; n];
     advise_huge_pages(&mut raw);
     src.bytes(&mut raw, "biomes")?;
-    if let Some(i) = raw
-        .par_iter()
-        .position_first(|&b| usize::from(b) >= Biome::COUNT)
-    {
-        return Err(src.biome_error(i64::from(raw[i]), at + i as u64));
-    }
-    let biomes = biomes_from_checked_ordinals(raw);
+    let biomes = biomes_from_ordinals(raw)
+        .map_err(|(i, ordinal)| src.biome_error(i64::from(ordinal), at + i as u64))?;
     Ok(Array2::from_shape_vec((side, side), biomes).expect("length is side²"))
 }
 
 /// Reinterprets bytes already checked to be biome ordinals as biomes, without a copy.
-fn biomes_from_checked_ordinals(raw: Vec<u8>) -> Vec<Biome> {
-    debug_assert!(raw.iter().all(|&b| usize::from(b) < Biome::COUNT));
+/// Reinterprets biome ordinals as [`Biome`]s without a copy, after checking every byte; the
+/// first byte that is not an ordinal is returned with its index.
+fn biomes_from_ordinals(raw: Vec<u8>) -> Result<Vec<Biome>, (usize, u8)> {
+    if let Some(i) = raw
+        .par_iter()
+        .position_first(|&b| usize::from(b) >= Biome::COUNT)
+    {
+        return Err((i, raw[i]));
+    }
     let mut raw = std::mem::ManuallyDrop::new(raw);
     let (ptr, len, cap) = (raw.as_mut_ptr(), raw.len(), raw.capacity());
     // SAFETY: `Biome` is `repr(u8)` with the dense discriminants 0..COUNT (checked at compile
     // time in `format`), so it has the size, alignment and allocation layout of `u8`, and every
     // byte was checked above to be a valid discriminant. The original Vec is not dropped.
-    unsafe { Vec::from_raw_parts(ptr.cast::<Biome>(), len, cap) }
+    Ok(unsafe { Vec::from_raw_parts(ptr.cast::<Biome>(), len, cap) })
 }
 
 fn read_curve<S: ReadAt + ?Sized>(
@@ -998,4 +1000,20 @@ fn advise_huge_pages(buf: &mut [u8]) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = buf;
+}
+
+#[cfg(test)]
+mod tests {
+    /// Regression (issue 15): the reinterpreting conversion checks every byte itself instead
+    /// of trusting its caller.
+    #[test]
+    fn biome_bytes_are_checked_by_the_conversion_itself() {
+        assert_eq!(
+            super::biomes_from_ordinals(vec![0, 3, 10, 11, 2]),
+            Err((3, 11))
+        );
+        assert_eq!(super::biomes_from_ordinals(vec![255]), Err((0, 255)));
+        let ok = super::biomes_from_ordinals(vec![0, 10]).unwrap();
+        assert_eq!(ok, vec![super::Biome::Ocean, super::Biome::Dirt]);
+    }
 }

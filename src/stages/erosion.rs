@@ -88,6 +88,17 @@ pub struct ErosionStats {
 /// A broken guarantee, found by the exit check.
 #[derive(Debug, thiserror::Error)]
 pub enum ErosionError {
+    /// The height grid is not a square map in standard (X outer, Y inner) layout, which the
+    /// droplets' indexing needs.
+    #[error("erosion needs a square height grid in standard layout; got {x} × {y} (standard layout: {standard})")]
+    Layout {
+        /// Cells along x.
+        x: usize,
+        /// Cells along y.
+        y: usize,
+        /// Whether the grid was contiguous X outer / Y inner.
+        standard: bool,
+    },
     /// A cell moved more than its cap allows.
     #[error("erosion governor broken at ({x}, {y}): net displacement {metres} m outside [−{deposit_cap}, {carve_cap}] m")]
     Cap {
@@ -396,7 +407,15 @@ pub fn erode(
     schedule: Schedule,
     on_phase: &(dyn Fn() + Sync),
 ) -> Result<ErosionStats, ErosionError> {
-    let n = heights.dim().0;
+    let (n, ny) = heights.dim();
+    let standard = heights.is_standard_layout();
+    if n != ny || !standard || n < 2 {
+        return Err(ErosionError::Layout {
+            x: n,
+            y: ny,
+            standard,
+        });
+    }
     let before = heights.clone();
     let terrain = Terrain {
         n,
@@ -423,6 +442,8 @@ pub fn erode(
         .iter()
         .filter(|[x, y]| !sea.is_below(before[[*x as usize, *y as usize]], *y as usize))
         .count();
+    // SAFETY of the indexing below: `heights` was checked above to be n × n in standard layout,
+    // so cell (x, y) with x, y < n is element x * n + y of one allocation of n² f32.
     let grid = Grid {
         ptr: heights.as_mut_ptr(),
         n,
@@ -584,5 +605,74 @@ mod tests {
         // the drop to the next position.
         assert!(centre * PIT_GUARD < 1.0, "centre weight {centre}");
         eprintln!("centre weight {centre}");
+    }
+
+    fn dials() -> ErosionParams {
+        ErosionParams {
+            droplet_count: 100,
+            lifetime: 16,
+            carve_cap_m: 15.0,
+            deposit_cap_m: 6.0,
+            brush_radius: 2,
+            stream_seed: 1,
+            sea_margin_m: 0.5,
+            inertia: 0.35,
+            capacity_factor: 4.0,
+            min_slope_m: 0.05,
+            erode_rate: 0.3,
+            deposit_rate: 0.3,
+            evaporation: 0.01,
+            gravity: 4.0,
+            crater_mode: CraterMode::Feather,
+            crater_core: 0.8,
+            crater_feather: 1.05,
+        }
+    }
+
+    /// Regression (issue 15): the droplets index the grid as `x * n + y` through a raw pointer,
+    /// so any other shape or memory layout is refused at run time, not only in debug builds.
+    #[test]
+    fn a_grid_of_another_shape_or_layout_is_refused() {
+        let sea = SeaLevel::new(crate::stages::sea::SeaModel::Flat(0.15), 64);
+        let crater = Crater {
+            center: [32.0, 8.0],
+            radius_px: 4.0,
+        };
+        let slope = |x: usize, y: usize| 0.2 + (x + y) as f32 * 0.002;
+        let mut wide = Array2::from_shape_fn((64, 32), |(x, y)| slope(x, y));
+        let e = erode(&mut wide, &sea, &crater, &dials(), Schedule::Tiled, &|| {});
+        assert!(
+            matches!(e, Err(ErosionError::Layout { x: 64, y: 32, .. })),
+            "{e:?}"
+        );
+        let mut transposed = Array2::from_shape_fn((64, 64), |(x, y)| slope(x, y)).reversed_axes();
+        let e = erode(
+            &mut transposed,
+            &sea,
+            &crater,
+            &dials(),
+            Schedule::Tiled,
+            &|| {},
+        );
+        assert!(
+            matches!(
+                e,
+                Err(ErosionError::Layout {
+                    standard: false,
+                    ..
+                })
+            ),
+            "{e:?}"
+        );
+        let mut square = Array2::from_shape_fn((64, 64), |(x, y)| slope(x, y));
+        erode(
+            &mut square,
+            &sea,
+            &crater,
+            &dials(),
+            Schedule::Tiled,
+            &|| {},
+        )
+        .unwrap();
     }
 }
