@@ -203,3 +203,19 @@ fn an_exported_world_decodes_back_to_its_grid() {
     assert!(island_from_world(&world.blueprint, 0).is_err());
     assert!(island_from_world(&world.blueprint, 513).is_err());
 }
+
+/// Regression (issue 15): a nine-byte 0xFF varint is u64::MAX; its zigzag decode overflowed
+/// (a panic in debug and test builds) instead of being refused as outside the i32 range.
+#[test]
+fn a_maximal_varint_is_refused_not_an_overflow() {
+    use islagen::formats::island_code::PackedReader;
+    let bytes = [0xFF; 9];
+    let e = PackedReader::new(&bytes).i32("count").unwrap_err();
+    assert!(e.to_string().contains("outside the zigzag range"), "{e}");
+    // The same bytes where the stream expects its first count.
+    let e = islagen::formats::island_code::decode_stream(&bytes);
+    assert!(
+        matches!(&e, Err(IslandCodeError::Invalid { offset: 0, detail, .. }) if detail.contains("zigzag")),
+        "{e:?}"
+    );
+}

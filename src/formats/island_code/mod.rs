@@ -268,11 +268,9 @@ impl<'a> PackedReader<'a> {
     pub fn i32(&mut self, what: &'static str) -> Result<i32, IslandCodeError> {
         let at = self.at;
         let x = self.u64(what)?;
-        let v = if x & 1 == 0 {
-            (x >> 1) as i64
-        } else {
-            -(((x >> 1) as i64) + 1)
-        };
+        // (x >> 1) XOR −(x & 1): the zigzag inverse without arithmetic that could overflow
+        // (u64::MAX decodes to i64::MIN, which the i32 check then refuses).
+        let v = ((x >> 1) as i64) ^ -((x & 1) as i64);
         i32::try_from(v).map_err(|_| IslandCodeError::Invalid {
             offset: at,
             what,
