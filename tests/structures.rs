@@ -137,7 +137,7 @@ fn defaults_unknown_fields_and_a_stable_normal_form() {
         "future": {"anything": true},
         "types": [{"id": "cache", "footprint": {"width": 2, "height": 1}, "glow": 3,
                    "stateDefaults": {"hidden": false, "custom": [1, 2]}}],
-        "structures": [{"id": "c1", "type": "cache", "pixelX": 4, "pixelY": -2, "extra": 1,
+        "structures": [{"id": "c1", "type": "cache", "pixelX": 4, "pixelY": 2, "extra": 1,
                         "state": {"zeta": 1, "alpha": {"nested": true}}}]
     }))
     .unwrap();
@@ -230,4 +230,25 @@ fn the_generated_sidecar_validates_and_matches_the_towns() {
         });
         assert!(steep, "seed {seed}: no cell reads as too steep");
     }
+}
+
+/// Regression (issue 15): positions were unbounded i64, so `pixelX + dx` wrapped — `check`
+/// accepted a structure at pixelX = i64::MAX and `can-place` at i64::MAX reported cells at
+/// i64::MIN. Positions are now map pixels (0 ..= 32767) and cells are computed checked.
+#[test]
+fn positions_are_map_pixels_and_never_wrap() {
+    let doc = |x: i64| {
+        json!({"version": 1, "types": [box_type("hut", 2, 2)],
+               "structures": [{"id": "a", "type": "hut", "pixelX": x, "pixelY": 5}]})
+    };
+    rejected(doc(i64::MAX), "structures[0].pixelX", "not a map pixel");
+    rejected(doc(-1), "structures[0].pixelX", "not a map pixel");
+    rejected(doc(32768), "structures[0].pixelX", "not a map pixel");
+    let ok = parse(doc(32767)).unwrap();
+    let far = st::placement_problems(&ok, "hut", i64::MAX, 5, None).unwrap_err();
+    assert_eq!(far.path, "x", "{far}");
+    assert!(st::placement_problems(&ok, "hut", 5, -3, None).is_err());
+    // At the last pixel the footprint runs off any map: its cells are past it, not wrapped.
+    let cells = st::placement_problems(&ok, "hut", 32767, 0, None).unwrap();
+    assert!(cells.iter().all(|((x, _), _)| *x >= 0), "{cells:?}");
 }

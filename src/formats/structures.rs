@@ -31,6 +31,8 @@ pub const MAX_FOOTPRINT: u32 = 64;
 pub const MAX_VISUAL: u32 = 128;
 /// Sprite atlas slots: 0 ..= this.
 pub const MAX_SLOT: u32 = 4095;
+/// Instance positions are pixels of one map: 0 ..= this (the largest MapSize is 32768).
+pub const MAX_PIXEL: i64 = 32767;
 
 /// A rejected sidecar: where, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -198,6 +200,28 @@ fn integer(o: &Map<String, Value>, key: &str, path: &str) -> Result<i64, Structu
     }
 }
 
+/// A position: a whole number within a map's pixels.
+fn pixel(o: &Map<String, Value>, key: &str, path: &str) -> Result<i64, StructuresError> {
+    let v = integer(o, key, path)?;
+    if !(0..=MAX_PIXEL).contains(&v) {
+        return err(
+            format!("{path}.{key}"),
+            format!("{v} is not a map pixel (0 ..= {MAX_PIXEL})"),
+        );
+    }
+    Ok(v)
+}
+
+/// Footprint cell (dx, dy) of a structure at (x, y). Positions are map pixels
+/// (≤ [`MAX_PIXEL`]) and offsets under [`MAX_FOOTPRINT`], so the sum cannot overflow; the
+/// checked form keeps that true for any caller.
+fn cell_at(x: i64, y: i64, (dx, dy): (i64, i64)) -> Cell {
+    (
+        x.checked_add(dx).unwrap_or(i64::MAX),
+        y.checked_add(dy).unwrap_or(i64::MAX),
+    )
+}
+
 fn state(
     o: &Map<String, Value>,
     key: &str,
@@ -345,8 +369,8 @@ fn read_instance(v: &Value, path: &str) -> Result<Instance, StructuresError> {
     Ok(Instance {
         id: nonempty_id(o, path)?,
         type_id: string(o, "type", path, None)?,
-        pixel_x: integer(o, "pixelX", path)?,
-        pixel_y: integer(o, "pixelY", path)?,
+        pixel_x: pixel(o, "pixelX", path)?,
+        pixel_y: pixel(o, "pixelY", path)?,
         state: state(o, "state", path)?,
     })
 }
@@ -447,7 +471,7 @@ pub fn parse(text: &str) -> Result<Document, StructuresError> {
     let mut occupied: HashMap<(i64, i64), usize> = HashMap::new();
     for (i, s) in doc.structures.iter().enumerate() {
         for (dx, dy) in doc.type_of(s).footprint.cells() {
-            let cell = (s.pixel_x + dx, s.pixel_y + dy);
+            let cell = cell_at(s.pixel_x, s.pixel_y, (dx, dy));
             if let Some(&other) = occupied.get(&cell) {
                 return err(
                     format!("structures[{i}]"),
@@ -530,15 +554,20 @@ pub fn placement_problems(
     let Some(t) = doc.types.iter().find(|t| t.id == type_id) else {
         return err("type", format!("no type {type_id:?} in the document"));
     };
+    for (what, v) in [("x", x), ("y", y)] {
+        if !(0..=MAX_PIXEL).contains(&v) {
+            return err(what, format!("{v} is not a map pixel (0 ..= {MAX_PIXEL})"));
+        }
+    }
     let mut occupied: HashMap<(i64, i64), &str> = HashMap::new();
     for s in &doc.structures {
         for (dx, dy) in doc.type_of(s).footprint.cells() {
-            occupied.insert((s.pixel_x + dx, s.pixel_y + dy), &s.id);
+            occupied.insert(cell_at(s.pixel_x, s.pixel_y, (dx, dy)), &s.id);
         }
     }
     let mut problems = Vec::new();
     for (dx, dy) in t.footprint.cells() {
-        let cell = (x + dx, y + dy);
+        let cell = cell_at(x, y, (dx, dy));
         if let Some(id) = occupied.get(&cell) {
             problems.push((cell, CellProblem::Occupied(id.to_string())));
         }
@@ -567,7 +596,7 @@ pub fn map_problems(doc: &Document, map: &MapView) -> Vec<(String, Cell, CellPro
     let mut out = Vec::new();
     for s in &doc.structures {
         for (dx, dy) in doc.type_of(s).footprint.cells() {
-            let cell = (s.pixel_x + dx, s.pixel_y + dy);
+            let cell = cell_at(s.pixel_x, s.pixel_y, (dx, dy));
             if cell.0 < 0 || cell.1 < 0 || cell.0 >= n || cell.1 >= n {
                 out.push((s.id.clone(), cell, CellProblem::OutOfBounds));
             } else if (map.water)(cell.0 as usize, cell.1 as usize) {
