@@ -20,7 +20,7 @@ fn stages(c: &mut Criterion) {
         .expect("defaults")
         .config;
     config.map_size = SIZE;
-    let world = pipeline::generate(&config, SEED, &Progress::hidden()).expect("world");
+    let mut world = pipeline::generate(&config, SEED, &Progress::hidden()).expect("world");
     let mut group = c.benchmark_group("stages_512");
     group.sample_size(10);
     let params = TopographyParams {
@@ -80,7 +80,7 @@ fn stages(c: &mut Criterion) {
     });
     let dir = tempfile::tempdir().expect("temp dir");
     group.bench_function("export", |b| {
-        b.iter(|| pipeline::export(&world, dir.path(), &Progress::hidden()).expect("export"))
+        b.iter(|| pipeline::export(&mut world, dir.path(), &Progress::hidden()).expect("export"))
     });
     group.finish();
 }

@@ -79,10 +79,10 @@ fn main() -> anyhow::Result<()> {
     config.skip_roads = true;
     let progress = Progress::hidden();
     let t = Instant::now();
-    let world = pipeline::generate(&config, seed, &progress)?;
+    let mut world = pipeline::generate(&config, seed, &progress)?;
     let generate_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let written = pipeline::export(&world, &out, &progress)?;
+    let written = pipeline::export(&mut world, &out, &progress)?;
     let export_s = t.elapsed().as_secs_f64();
     for (stage, d) in progress.timings() {
         println!("  {stage:<12} {:7.3} s", d.as_secs_f64());

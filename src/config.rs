@@ -22,6 +22,65 @@ pub const LEGACY_ISLAND_AXIS: (f32, f32) = (1.15, 0.90);
 /// restated here so validation does not reach into a stage; a test holds the two equal.
 pub const SHELF_EDGE_MAX_SHIFT_M: f32 = 15.06;
 
+/// Every key islagen reads, as written in ServerConfig.json (a test holds this list to
+/// [`RawConfig`]'s fields and to `config/ServerConfig.json`).
+pub const KNOWN_KEYS: &[&str] = &[
+    "MapSize",
+    "WorldSeed",
+    "CraterRadius",
+    "DensityMultiplier",
+    "SeaLevelModel",
+    "SeaLevelValue",
+    "SkipRoads",
+    "TerrainCurve",
+    "TerrainDetail",
+    "ShelfReliefAmp",
+    "ShelfEdgeVariation",
+    "Erosion",
+    "ErosionDropletCount",
+    "ErosionDropletLifetime",
+    "ErosionCarveCap",
+    "ErosionDepositCap",
+    "ErosionBrushRadius",
+    "ErosionSeedOffset",
+    "ErosionSeaMargin",
+    "ErosionInertia",
+    "ErosionCapacityFactor",
+    "ErosionMinSlope",
+    "ErosionErodeRate",
+    "ErosionDepositRate",
+    "ErosionEvaporation",
+    "ErosionGravity",
+    "CraterErosionMode",
+    "CraterErosionCore",
+    "CraterErosionFeather",
+    "CoastProfile",
+    "IslandAxisX",
+    "IslandAxisY",
+    "OffshoreIslandDensity",
+];
+
+/// The known key an unknown one was most likely meant to be: the same key in another case, or
+/// one within a small edit distance (1 for keys up to 8 characters, 2 beyond). Keys further
+/// from every known key — the game server's own settings, say — get no suggestion.
+pub fn suggest_key(unknown: &str) -> Option<&'static str> {
+    if let Some(k) = KNOWN_KEYS.iter().find(|k| k.eq_ignore_ascii_case(unknown)) {
+        return Some(k);
+    }
+    let budget = if unknown.chars().count() <= 8 { 1 } else { 2 };
+    KNOWN_KEYS
+        .iter()
+        .map(|k| {
+            (
+                strsim::levenshtein(&k.to_ascii_lowercase(), &unknown.to_ascii_lowercase()),
+                *k,
+            )
+        })
+        .filter(|(d, _)| *d <= budget)
+        .min()
+        .map(|(_, k)| k)
+}
+
 /// The config file exactly as written: every key optional, PascalCase as the original.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -240,7 +299,7 @@ impl fmt::Display for ConfigWarning {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("cannot read config {path}: {source}")]
+    #[error("cannot read config {path}")]
     Io {
         /// The file.
         path: PathBuf,
@@ -280,6 +339,8 @@ pub struct LoadedConfig {
     pub warnings: Vec<ConfigWarning>,
     /// Keys islagen does not use.
     pub unknown_keys: Vec<String>,
+    /// Unknown keys that look like a misspelt known key: (as given, the known key).
+    pub suggestions: Vec<(String, &'static str)>,
 }
 
 impl Config {
@@ -542,6 +603,11 @@ impl Config {
         Ok(LoadedConfig {
             config,
             warnings: v.warnings,
+            suggestions: raw
+                .unknown
+                .keys()
+                .filter_map(|k| suggest_key(k).map(|s| (k.clone(), s)))
+                .collect(),
             unknown_keys: raw.unknown.into_keys().collect(),
         })
     }
@@ -782,6 +848,39 @@ mod tests {
         }
         let err = load(r#"{"MapSize": "big"}"#).unwrap_err();
         assert!(matches!(err, ConfigError::Parse { line: 1, .. }), "{err}");
+    }
+
+    #[test]
+    fn misspelt_keys_get_a_suggestion_and_server_keys_stay_quiet() {
+        let l = load(
+            r#"{"ErosionDropletCont": 5, "mapsize": 512, "CraterRadus": 9, "ServerPort": 7777,
+                "MaxPlayers": 32, "ServerName": "x", "AdminPassword": "y", "MapName": "z"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            l.suggestions,
+            [
+                ("CraterRadus".to_string(), "CraterRadius"),
+                ("ErosionDropletCont".to_string(), "ErosionDropletCount"),
+                ("mapsize".to_string(), "MapSize"),
+            ]
+        );
+    }
+
+    /// KNOWN_KEYS is exactly what RawConfig reads and what the shipped defaults file lists.
+    #[test]
+    fn the_known_keys_are_the_config_fields() {
+        for key in KNOWN_KEYS {
+            let l = load(&format!("{{\"{key}\": null}}")).unwrap();
+            assert!(l.unknown_keys.is_empty(), "{key} is not a RawConfig field");
+        }
+        let defaults: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(include_str!("../config/ServerConfig.json")).unwrap();
+        let mut listed: Vec<&str> = defaults.keys().map(String::as_str).collect();
+        let mut known = KNOWN_KEYS.to_vec();
+        listed.sort_unstable();
+        known.sort_unstable();
+        assert_eq!(listed, known);
     }
 
     #[test]

@@ -439,13 +439,13 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
     }
     let progress = Progress::for_terminal(quiet);
     let started = Instant::now();
-    let world = pipeline::generate(&config, seed, &progress)?;
+    let mut world = pipeline::generate(&config, seed, &progress)?;
     let layout = if args.assets_layout {
         pipeline::SidecarLayout::Assets
     } else {
         pipeline::SidecarLayout::Beside
     };
-    let written = pipeline::export_with(&world, &args.out, layout, &progress)?;
+    let written = pipeline::export_with(&mut world, &args.out, layout, &progress)?;
     let s = &world.stats;
     println!("==> Seed {} at MapSize {}", s.seed, s.map_size);
     println!(
@@ -684,11 +684,15 @@ fn load_config(path: Option<&std::path::Path>) -> Result<Config> {
     let LoadedConfig {
         config,
         unknown_keys,
+        suggestions,
         ..
     } = match path {
         Some(path) => Config::load(path)?,
         None => Config::from_json("{}", "defaults")?,
     };
+    for (given, known) in &suggestions {
+        tracing::warn!("config key {given} is not used: did you mean {known}?");
+    }
     if !unknown_keys.is_empty() {
         tracing::debug!(
             "config keys islagen does not use: {}",

@@ -43,7 +43,7 @@ pub enum SweepError {
         spec: String,
     },
     /// A file or folder could not be read or written.
-    #[error("{action} {path}: {source}")]
+    #[error("{action} {path}")]
     Io {
         /// What was being done.
         action: &'static str,
@@ -53,7 +53,7 @@ pub enum SweepError {
         source: std::io::Error,
     },
     /// A seed record is not the JSON a sweep writes.
-    #[error("parsing {path}: {source}")]
+    #[error("parsing {path}")]
     Record {
         /// The record file.
         path: PathBuf,
@@ -96,6 +96,18 @@ fn io_err<'a>(
         path: path.to_owned(),
         source,
     }
+}
+
+/// An error and its causes on one line ("writing X: No space left on device").
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
 }
 
 /// Pixels per side of a thumbnail.
@@ -374,8 +386,8 @@ fn run_seed(config: &Config, seed: i32, dir: &Path) -> Result<()> {
     let mut config = config.clone();
     config.world_seed = seed;
     let progress = Progress::hidden();
-    let world = pipeline::generate(&config, seed, &progress)?;
-    let written = pipeline::export(&world, dir, &progress)?;
+    let mut world = pipeline::generate(&config, seed, &progress)?;
+    let written = pipeline::export(&mut world, dir, &progress)?;
     let record = SeedRecord::new(&world, &progress.timings(), &written);
     let thumb = thumb_path(dir, seed);
     render::write_png(&thumb, &thumbnail(&world)).map_err(io_err("writing", &thumb))?;
@@ -393,6 +405,7 @@ pub fn run(plan: &SweepPlan, on_seed: &(dyn Fn(i32) + Sync)) -> Result<SweepRepo
     for sub in [RECORDS, THUMBS] {
         let sub = dir.join(sub);
         std::fs::create_dir_all(&sub).map_err(io_err("creating", &sub))?;
+        crate::output::remove_stale_temps(&sub).map_err(io_err("cleaning", &sub))?;
     }
     let (done, todo): (Vec<i32>, Vec<i32>) = plan.seeds.iter().partition(|&&s| is_done(dir, s));
     for s in &done {
@@ -415,8 +428,9 @@ pub fn run(plan: &SweepPlan, on_seed: &(dyn Fn(i32) + Sync)) -> Result<SweepRepo
             let mut failed = Vec::new();
             for &seed in todo.iter().skip(lane).step_by(jobs) {
                 if let Err(e) = run_seed(&plan.config, seed, dir) {
+                    let e = with_causes(&e);
                     tracing::error!("seed {seed} failed: {e}");
-                    failed.push((seed, e.to_string()));
+                    failed.push((seed, e));
                 }
                 on_seed(seed);
             }

@@ -71,8 +71,8 @@ fn regenerate(seed: i32, size: u32, erosion: bool) -> (PathBuf, Entry) {
         config.erosion.enabled = true;
         config.erosion.droplet_count = 20_000;
     }
-    let world = pipeline::generate(&config, seed, &Progress::hidden()).unwrap();
-    pipeline::export(&world, &out, &Progress::hidden()).unwrap();
+    let mut world = pipeline::generate(&config, seed, &Progress::hidden()).unwrap();
+    pipeline::export(&mut world, &out, &Progress::hidden()).unwrap();
     let names = pipeline::OutputNames::of(seed);
     let (v2_name, v1_name, sidecar) = (&names.v2, &names.v1, &names.sidecar);
     let v2 = digest::v2(&std::fs::read(out.join(v2_name)).unwrap()).unwrap();

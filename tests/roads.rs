@@ -164,3 +164,26 @@ fn roads_stay_on_land_off_the_crater_on_the_map_and_reach_every_town() {
         .count();
     assert!(network.stats.paths[2] <= villages);
 }
+
+/// Regression (issue 15): parallel searches borrowed a fresh 16-bytes-a-cell scratch per rayon
+/// job, so memory grew with the jobs rayon split a batch into. The pool holds one per thread.
+#[test]
+fn search_scratch_is_bounded_by_threads_not_jobs() {
+    use islagen::stages::roads::ScratchPool;
+    use rayon::prelude::*;
+    let threads = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    threads.install(|| {
+        let pool = ScratchPool::new(64);
+        let items: Vec<u64> = (0..2000).collect();
+        let sum: u64 = items
+            .par_iter()
+            .with_max_len(1)
+            .map(|&i| pool.with(|s| i + s.expanded))
+            .sum();
+        assert_eq!(sum, (0..2000u64).sum::<u64>());
+        assert!(pool.made() <= 4, "{} scratches for 3 threads", pool.made());
+    });
+}

@@ -342,3 +342,61 @@ fn meta_files_and_v3_headers_rewrite_byte_for_byte() {
         "every meta file of every vector, children included"
     );
 }
+
+/// Regression (issue 15): export trusted the heights, so a `.dat` holding an infinite, a NaN or
+/// a 1e30 height made columns billions of blocks tall. Columns now stand at most as tall as
+/// the island is wide, and non-finite heights count as the floor.
+#[test]
+fn hostile_heights_cannot_make_an_export_taller_than_it_is_wide() {
+    use islagen::formats::starmade::export::{island, Entity};
+    let mut c = islagen::config::Config::from_json("{}", "defaults")
+        .unwrap()
+        .config;
+    c.map_size = 256;
+    c.skip_roads = true;
+    let world =
+        islagen::pipeline::generate(&c, 42, &islagen::progress::Progress::hidden()).unwrap();
+    for bad in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e30, -1e30] {
+        let mut bp = world.blueprint.clone();
+        bp.heights.iter_mut().step_by(3).for_each(|h| *h = bad);
+        let width = 32;
+        let v = island(&bp, width, Entity::Asteroid, "hostile").unwrap();
+        let tallest = v.columns.iter().flatten().copied().max().unwrap();
+        assert!(
+            (0..=width as i32).contains(&tallest),
+            "{bad}: a column {tallest} blocks tall"
+        );
+        let blocks: usize = v.blueprint.blocks().len();
+        assert!(blocks <= width.pow(3) * 2, "{bad}: {blocks} blocks");
+    }
+}
+
+/// Regression (issue 15): an archive's entries were capped one by one (256 MiB × 10 000), not
+/// together; now the sum of what they inflate to is capped too.
+#[test]
+fn an_archive_is_capped_in_total_not_only_per_entry() {
+    use islagen::formats::starmade::ZipLimits;
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.sment");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+    let opts = zip::write::SimpleFileOptions::default();
+    for i in 0..4 {
+        zip.start_file(format!("part{i}.smd3"), opts).unwrap();
+        zip.write_all(&[0u8; 600]).unwrap();
+    }
+    zip.finish().unwrap();
+    let limits = ZipLimits {
+        files: 10,
+        entry: 1000,
+        total: 2000,
+    };
+    let e = starmade::read_zip_limited(&path, limits).unwrap_err();
+    assert_eq!(e.rule, Rule::LimitExceeded, "{e}");
+    assert!(e.to_string().contains("together"), "{e}");
+    let roomy = ZipLimits {
+        total: 2400,
+        ..limits
+    };
+    assert_eq!(starmade::read_zip_limited(&path, roomy).unwrap().len(), 4);
+}

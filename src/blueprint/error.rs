@@ -71,7 +71,7 @@ impl fmt::Display for Rule {
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// The file could not be read (environment, not content).
-    #[error("cannot read blueprint: {0}")]
+    #[error("cannot read blueprint")]
     Io(#[from] std::io::Error),
     /// The content breaks a reader rule.
     #[error("{rule} {where_}: {detail}", where_ = Location(*tag, *offset))]
@@ -128,7 +128,7 @@ impl fmt::Display for Location {
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
     /// The destination failed.
-    #[error("cannot write blueprint: {0}")]
+    #[error("cannot write blueprint")]
     Io(#[from] std::io::Error),
     /// MapSize outside what a reader accepts.
     #[error("MapSize {0} is outside 256..=32768")]

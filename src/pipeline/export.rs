@@ -82,7 +82,7 @@ pub fn sidecar_path(dir: &Path, seed: i32, layout: SidecarLayout) -> PathBuf {
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     /// A folder or a file could not be made.
-    #[error("{action} {path}: {source}")]
+    #[error("{action} {path}")]
     Io {
         /// What was being done.
         action: &'static str,
@@ -92,7 +92,7 @@ pub enum ExportError {
         source: std::io::Error,
     },
     /// A blueprint could not be written.
-    #[error("writing {path}: {source}")]
+    #[error("writing {path}")]
     Blueprint {
         /// The file.
         path: PathBuf,
@@ -115,31 +115,38 @@ impl ExportError {
 }
 
 /// Exports `world` into `dir` (created if missing): the v2 blueprint, the v1 dual-write and the
-/// snapshots, each written atomically. Provenance is stamped now.
-pub fn export(world: &World, dir: &Path, progress: &Progress) -> Result<Vec<Written>, ExportError> {
+/// snapshots, each written atomically. Provenance is stamped now, into the world's own
+/// blueprint (no copy of it is made).
+pub fn export(
+    world: &mut World,
+    dir: &Path,
+    progress: &Progress,
+) -> Result<Vec<Written>, ExportError> {
     export_with(world, dir, SidecarLayout::Beside, progress)
 }
 
 /// [`export`] with the structure sidecar placed by `layout`.
 pub fn export_with(
-    world: &World,
+    world: &mut World,
     dir: &Path,
     layout: SidecarLayout,
     progress: &Progress,
 ) -> Result<Vec<Written>, ExportError> {
     std::fs::create_dir_all(dir).map_err(ExportError::io("creating", dir))?;
-    let mut bp = world.blueprint.clone();
-    bp.params.stamp_provenance();
+    crate::output::remove_stale_temps(dir).map_err(ExportError::io("cleaning", dir))?;
+    world.blueprint.params.stamp_provenance();
+    let world = &*world;
+    let bp = &world.blueprint;
     let seed = bp.params.world_seed;
     let names = OutputNames::of(seed);
     // The blueprint writes wait on the disk, the snapshots on the CPU: run them side by side.
     let (blueprints, snapshots) = rayon::join(
-        || write_blueprints(&bp, dir, &names, progress),
-        || write_snapshots(world, &bp, dir, &names, progress),
+        || write_blueprints(bp, dir, &names, progress),
+        || write_snapshots(world, bp, dir, &names, progress),
     );
     let mut written = blueprints?;
     written.extend(snapshots?);
-    written.push(write_sidecar(&bp, &sidecar_path(dir, seed, layout))?);
+    written.push(write_sidecar(bp, &sidecar_path(dir, seed, layout))?);
     Ok(written)
 }
 
@@ -215,6 +222,7 @@ fn write_sidecar(bp: &Blueprint, path: &Path) -> Result<Written, ExportError> {
     let structures = crate::formats::structures::from_world(bp).to_json();
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(ExportError::io("creating", parent))?;
+        crate::output::remove_stale_temps(parent).map_err(ExportError::io("cleaning", parent))?;
     }
     crate::output::write_bytes_atomically(path, structures.as_bytes())
         .map_err(ExportError::io("writing", path))?;

@@ -38,7 +38,7 @@ use crate::stages::detail::Detail;
 use crate::stages::elevation::{elevation, ElevationPasses};
 use crate::stages::erosion::{erode, ErosionError, ErosionStats, Schedule};
 use crate::stages::mainland::{count_components, mainland_fill, Mainland};
-use crate::stages::roads::{roads, CostGrid, RoadNetwork};
+use crate::stages::roads::{roads, CostGrid, RoadNetwork, RoadReport};
 use crate::stages::sea::{classify_water, SeaLevel, Water};
 use crate::stages::topography::{topography, Shape};
 use crate::stages::towns::{towns, SmoothSite, TownInputs, TownStats};
@@ -77,8 +77,9 @@ pub struct World {
     pub basins: BasinStats,
     /// Towns per tier.
     pub towns: TownStats,
-    /// The road network, unless SkipRoads.
-    pub roads: Option<RoadNetwork>,
+    /// Every road on the grid and the road figures, unless SkipRoads (the smoothed polylines
+    /// are the blueprint's).
+    pub roads: Option<RoadReport>,
 }
 
 /// Figures about a world, for the closing summary and for tests.
@@ -143,16 +144,14 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
     let (town_list, town_stats) = timed(progress, "towns", || {
         place_towns(config, seed, &island, &relief, &sea, &bodies)
     });
-    let road_network = (!config.skip_roads).then(|| {
-        build_roads(
-            &relief.heights,
-            &water,
-            &sea,
-            &island.crater,
-            &town_list,
-            progress,
-        )
-    });
+    let (road_paths, road_report) = match config.skip_roads {
+        true => (Default::default(), None),
+        false => {
+            let grid = CostGrid::new(&relief.heights, &water, &sea, &island.crater);
+            let (paths, report) = build_roads(&grid, &town_list, progress).into_parts();
+            (paths, Some(report))
+        }
+    };
     let stats = timed(progress, "statistics", || {
         world_stats(seed, &island, &water, &bodies)
     });
@@ -181,10 +180,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         water_ids: Some(bodies.ids),
         water_bodies: Some(bodies.bodies),
         water_surface: Some(bodies.surface),
-        roads: road_network
-            .as_ref()
-            .map(|r| r.roads.clone())
-            .unwrap_or_default(),
+        roads: road_paths,
     };
     Ok(World {
         blueprint,
@@ -196,7 +192,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         erosion,
         basins,
         towns: town_stats,
-        roads: road_network,
+        roads: road_report,
     })
 }
 
@@ -363,17 +359,9 @@ fn place_towns(
     })
 }
 
-fn build_roads(
-    heights: &Array2<f32>,
-    water: &Array2<Water>,
-    sea: &SeaLevel,
-    crater: &Crater,
-    towns: &[Town],
-    progress: &Progress,
-) -> RoadNetwork {
+fn build_roads(grid: &CostGrid, towns: &[Town], progress: &Progress) -> RoadNetwork {
     let stage = progress.stage("roads", towns.len() as u64);
-    let grid = CostGrid::new(heights, water, sea, crater);
-    let network = roads(&grid, towns, &|| stage.tick());
+    let network = roads(grid, towns, &|| stage.tick());
     stage.finish();
     let s = &network.stats;
     tracing::info!(

@@ -179,6 +179,43 @@ impl Scratch {
     }
 }
 
+/// One [`Scratch`] per worker thread (and one for the caller), made on first use: parallel
+/// searches borrow their thread's, so a batch holds at most threads + 1 scratches however
+/// many jobs rayon splits it into (a scratch is 16 bytes a cell). A search never calls into
+/// rayon while it holds one, so a thread cannot want its own slot twice.
+pub struct ScratchPool {
+    n: usize,
+    slots: Vec<std::sync::Mutex<Option<Scratch>>>,
+}
+
+impl ScratchPool {
+    /// A pool for an `n` × `n` map on the current rayon pool.
+    pub fn new(n: usize) -> ScratchPool {
+        let slots = (0..=rayon::current_num_threads())
+            .map(|_| std::sync::Mutex::new(None))
+            .collect();
+        ScratchPool { n, slots }
+    }
+
+    /// Runs `search` with this thread's scratch.
+    pub fn with<R>(&self, search: impl FnOnce(&mut Scratch) -> R) -> R {
+        let last = self.slots.len() - 1;
+        let i = rayon::current_thread_index().map_or(last, |i| i.min(last));
+        let mut slot = self.slots[i]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        search(slot.get_or_insert_with(|| Scratch::new(self.n)))
+    }
+
+    /// Scratches made so far (at most threads + 1).
+    pub fn made(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|s| s.lock().map(|s| s.is_some()).unwrap_or(true))
+            .count()
+    }
+}
+
 /// A total order on non-negative f32 keys.
 #[inline]
 fn key(f: f32) -> u64 {
@@ -317,6 +354,29 @@ pub struct RoadNetwork {
     pub stats: RoadStats,
 }
 
+/// What the road stage knows beyond the smoothed polylines: every road on the grid and the
+/// figures.
+#[derive(Clone, Debug, Default)]
+pub struct RoadReport {
+    /// Every road before smoothing.
+    pub raw: Vec<RawRoad>,
+    /// Figures.
+    pub stats: RoadStats,
+}
+
+impl RoadNetwork {
+    /// The smoothed roads (for the blueprint) and the rest, without copying either.
+    pub fn into_parts(self) -> (Roads, RoadReport) {
+        (
+            self.roads,
+            RoadReport {
+                raw: self.raw,
+                stats: self.stats,
+            },
+        )
+    }
+}
+
 /// Builds the network for `towns` on `grid`. `on_path` is called once per finished path.
 pub fn roads(grid: &CostGrid, towns: &[Town], on_path: &(dyn Fn() + Sync)) -> RoadNetwork {
     let mut b = Builder::new(grid, on_path);
@@ -384,16 +444,14 @@ impl<'g> Builder<'g> {
     fn continental_loop(&mut self, towns: &[Town]) {
         let legs = loop_legs(towns, |t| self.cell(t));
         let (grid, n, on_path) = (self.grid, self.n, self.on_path);
+        let pool = ScratchPool::new(n);
         let found: Vec<(Option<Found>, u64)> = legs
             .par_iter()
-            .map_init(
-                || Scratch::new(n),
-                |s, &(a, b)| {
-                    let f = astar(grid, s, a, b);
-                    on_path();
-                    (f, s.expanded)
-                },
-            )
+            .map(|&(a, b)| {
+                let found = pool.with(|s| (astar(grid, s, a, b), s.expanded));
+                on_path();
+                found
+            })
             .collect();
         for ((f, expanded), (a, b)) in found.into_iter().zip(&legs) {
             self.net.stats.expanded += expanded;
@@ -516,16 +574,16 @@ impl<'g> Builder<'g> {
             .filter(|(_, p)| p.distance <= reach && p.join.is_none())
             .map(|(i, p)| (i, self.cell(p.town)))
             .collect();
-        let (grid, network, n) = (self.grid, &self.network, self.n);
+        let (grid, network) = (self.grid, &self.network);
+        let pool = ScratchPool::new(self.n);
         let results: Vec<(usize, Option<Found>, u64)> = stale
             .par_iter()
-            .map_init(
-                || Scratch::new(n),
-                |s, &(i, start)| {
+            .map(|&(i, start)| {
+                pool.with(|s| {
                     let f = nearest(grid, s, start, |c| network.get(c), f32::INFINITY);
                     (i, f, s.expanded)
-                },
-            )
+                })
+            })
             .collect();
         for (i, f, expanded) in results {
             self.net.stats.expanded += expanded;

@@ -174,13 +174,29 @@ pub fn island(
             .or_else(|| matches!(bp.biomes[[x, y]], Biome::Ocean | Biome::Lake).then_some(0.15));
         (bp.heights[[x, y]], bp.biomes[[x, y]], surface)
     };
+    // The lowest finite height is the floor; no column stands taller than the island is wide,
+    // whatever the heights say (a hostile .dat may hold NaN, infinities or 1e30).
     let mut floor = f32::INFINITY;
     for bx in 0..bw {
         for bz in 0..bd {
-            floor = floor.min(sample(bx, bz).0);
+            let h = sample(bx, bz).0;
+            if h.is_finite() {
+                floor = floor.min(h);
+            }
         }
     }
-    let to_blocks = |h: f32| ((h - floor) * raw_to_m / metres_per_block).floor() as i32;
+    if !floor.is_finite() {
+        floor = 0.0;
+    }
+    let max_top = width as f32;
+    let to_blocks = |h: f32| {
+        let b = ((h - floor) * raw_to_m / metres_per_block).floor();
+        if b.is_nan() {
+            0
+        } else {
+            b.clamp(0.0, max_top) as i32
+        }
+    };
     let core = 16;
     let mut blocks: BTreeMap<[i32; 3], u16> = BTreeMap::new();
     let mut columns = vec![vec![-1; bd]; bw];

@@ -31,6 +31,9 @@ use region::{Block, Segment};
 pub const MAX_ENTRY: u64 = 256 << 20;
 /// The most files a blueprint archive may hold.
 pub const MAX_FILES: usize = 10_000;
+/// Bytes all entries of one archive may inflate to together (a zip bomb of many small-looking
+/// entries stops here, not at [`MAX_FILES`] × [`MAX_ENTRY`]).
+pub const MAX_TOTAL: u64 = 1 << 30;
 
 /// A blueprint: its files decoded, its docked children.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,7 +86,33 @@ pub enum WriteError {
     },
 }
 
+/// What one archive may hold: entries, bytes per entry, bytes in all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZipLimits {
+    /// Entries at most.
+    pub files: usize,
+    /// Inflated bytes of one entry at most.
+    pub entry: u64,
+    /// Inflated bytes of all entries together at most.
+    pub total: u64,
+}
+
+impl ZipLimits {
+    /// The limits `read_path` applies: [`MAX_FILES`], [`MAX_ENTRY`], [`MAX_TOTAL`].
+    pub const DEFAULT: ZipLimits = ZipLimits {
+        files: MAX_FILES,
+        entry: MAX_ENTRY,
+        total: MAX_TOTAL,
+    };
+}
+
 fn read_zip(path: &Path) -> Result<Files, StarmadeError> {
+    read_zip_limited(path, ZipLimits::DEFAULT)
+}
+
+/// Reads every file of a `.sment` archive within `limits` (each checked before more is
+/// inflated).
+pub fn read_zip_limited(path: &Path, limits: ZipLimits) -> Result<Files, StarmadeError> {
     let err = |rule: Rule, detail: String| StarmadeError {
         file: path.display().to_string(),
         offset: 0,
@@ -92,13 +121,14 @@ fn read_zip(path: &Path) -> Result<Files, StarmadeError> {
     };
     let file = std::fs::File::open(path).map_err(|e| err(Rule::Io, e.to_string()))?;
     let mut zip = zip::ZipArchive::new(file).map_err(|e| err(Rule::NotAZip, e.to_string()))?;
-    if zip.len() > MAX_FILES {
+    if zip.len() > limits.files {
         return Err(err(
             Rule::LimitExceeded,
-            format!("{} entries exceed the limit of {MAX_FILES}", zip.len()),
+            format!("{} entries exceed the limit of {}", zip.len(), limits.files),
         ));
     }
     let mut files = Files::new();
+    let mut total = 0u64;
     for i in 0..zip.len() {
         let mut entry = zip
             .by_index(i)
@@ -108,14 +138,25 @@ fn read_zip(path: &Path) -> Result<Files, StarmadeError> {
         }
         let name = entry.name().replace('\\', "/");
         let mut data = Vec::new();
+        let budget = limits.entry.min(limits.total - total);
         (&mut entry)
-            .take(MAX_ENTRY + 1)
+            .take(budget + 1)
             .read_to_end(&mut data)
             .map_err(|e| err(Rule::NotAZip, format!("{name}: {e}")))?;
-        if data.len() as u64 > MAX_ENTRY {
+        if data.len() as u64 > limits.entry {
             return Err(err(
                 Rule::LimitExceeded,
-                format!("{name} inflates past {MAX_ENTRY} bytes"),
+                format!("{name} inflates past {} bytes", limits.entry),
+            ));
+        }
+        total += data.len() as u64;
+        if total > limits.total {
+            return Err(err(
+                Rule::LimitExceeded,
+                format!(
+                    "the entries up to {name} inflate past {} bytes together",
+                    limits.total
+                ),
             ));
         }
         files.insert(name, data);
