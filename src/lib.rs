@@ -8,6 +8,7 @@
 pub mod blueprint;
 pub mod config;
 pub mod formats;
+pub mod fuzzing;
 pub mod grid;
 pub mod output;
 pub mod pipeline;

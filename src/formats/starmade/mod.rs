@@ -120,7 +120,22 @@ pub fn read_zip_limited(path: &Path, limits: ZipLimits) -> Result<Files, Starmad
         detail,
     };
     let file = std::fs::File::open(path).map_err(|e| err(Rule::Io, e.to_string()))?;
-    let mut zip = zip::ZipArchive::new(file).map_err(|e| err(Rule::NotAZip, e.to_string()))?;
+    unzip(file, &path.display().to_string(), limits)
+}
+
+/// Reads every file of an archive from any seekable source, `origin` naming it in errors.
+fn unzip<R: std::io::Read + std::io::Seek>(
+    source: R,
+    origin: &str,
+    limits: ZipLimits,
+) -> Result<Files, StarmadeError> {
+    let err = |rule: Rule, detail: String| StarmadeError {
+        file: origin.to_string(),
+        offset: 0,
+        rule,
+        detail,
+    };
+    let mut zip = zip::ZipArchive::new(source).map_err(|e| err(Rule::NotAZip, e.to_string()))?;
     if zip.len() > limits.files {
         return Err(err(
             Rule::LimitExceeded,
@@ -217,14 +232,24 @@ pub fn read_path(path: &Path) -> Result<Blueprint, StarmadeError> {
         return from_files(&files, "", &name);
     }
     let files = read_zip(path)?;
-    // The archive holds one folder: the one with a header at its top.
+    from_archive_files(&files, &path.display().to_string())
+}
+
+/// Reads a `.sment` archive held in memory; `origin` names it in errors.
+pub fn read_archive_bytes(bytes: &[u8], origin: &str) -> Result<Blueprint, StarmadeError> {
+    let files = unzip(std::io::Cursor::new(bytes), origin, ZipLimits::DEFAULT)?;
+    from_archive_files(&files, origin)
+}
+
+/// The blueprint of an archive's files: the folder with a header at its top.
+fn from_archive_files(files: &Files, origin: &str) -> Result<Blueprint, StarmadeError> {
     let root = files
         .keys()
         .filter_map(|k| k.strip_suffix("header.smbph"))
         .min_by_key(|p| p.len())
         .map(String::from)
         .ok_or_else(|| StarmadeError {
-            file: path.display().to_string(),
+            file: origin.to_string(),
             offset: 0,
             rule: Rule::Missing,
             detail: "no header.smbph in the archive".into(),
@@ -235,7 +260,7 @@ pub fn read_path(path: &Path) -> Result<Blueprint, StarmadeError> {
         .next()
         .unwrap_or("")
         .to_string();
-    from_files(&files, &root, &name)
+    from_files(files, &root, &name)
 }
 
 /// Decodes the blueprint whose files sit under `prefix` in `files`.
