@@ -388,6 +388,12 @@ fn island_codes_export_decode_to_json_and_encode_back() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(islagen::render::read_png(&png).unwrap().width, 32 * 8);
+    let decoded: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        decoded["orientation"],
+        islagen::formats::island_code::ORIENTATION,
+        "the JSON says which way its rows run"
+    );
     let json = dir.path().join("island.json");
     std::fs::write(&json, &o.stdout).unwrap();
     let o = islagen(&["island-code", "encode", json.to_str().unwrap()]);

@@ -517,11 +517,21 @@ pub fn encode(island: &Island) -> String {
 // ---------------------------------------------------------------------------------------------
 // JSON: the grids as rows of one-character symbols, easy to read and edit.
 
+/// How [`IslandJson`]'s rows map to the island, written into every decoded JSON so a reader
+/// is not surprised by a mirrored island.
+pub const ORIENTATION: &str = "row 0 of ground/nature is tile y = 0 and rows run downward, \
+as in islagen's pictures; characters run x = 0 left to right. The game's island editor draws \
+y upward (row 0 at the bottom), so it shows this island mirrored top to bottom.";
+
 /// The island as JSON: `ground` and `nature` are `side` strings of `side` symbols each (row y,
 /// column x): ground W water, r water rock, G grass, S sand, C inner cliff, M meteorite,
 /// P pier; nature `.` none, T tree, R rock, X scorched earth, L lava, F flower, f fish.
+/// `orientation` restates [`ORIENTATION`]; it is ignored when the JSON is encoded.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct IslandJson {
+    /// How rows and columns map to the island ([`ORIENTATION`]).
+    #[serde(default)]
+    pub orientation: String,
     /// Buildings.
     pub buildings: Vec<Building>,
     /// Remains.
@@ -609,6 +619,7 @@ impl From<&Island> for IslandJson {
                 .collect()
         };
         IslandJson {
+            orientation: ORIENTATION.to_string(),
             buildings: i.buildings.clone(),
             remains: i.remains.clone(),
             side: i.side,
