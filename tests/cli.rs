@@ -188,6 +188,47 @@ fn unreadable_input_is_an_error_not_a_panic() {
     assert!(!text(&o).contains("panicked"));
 }
 
+/// Issue 15: each error says its cause once, and a misspelt config key is named with the key it
+/// was probably meant to be, while the server's own keys stay quiet.
+#[test]
+fn config_mistakes_are_named_once() {
+    let o = islagen(&["--config", "/nonexistent/ServerConfig.json"]);
+    assert!(!o.status.success());
+    let t = text(&o);
+    assert_eq!(t.matches("No such file").count(), 1, "{t}");
+    assert!(t.contains("/nonexistent/ServerConfig.json"), "{t}");
+    let o = islagen(&["inspect", "/nonexistent/file.dat"]);
+    assert_eq!(text(&o).matches("No such file").count(), 1, "{}", text(&o));
+
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("ServerConfig.json");
+    std::fs::write(
+        &cfg,
+        r#"{"MapSize": 256, "ErosionDropletCont": 5, "ServerPort": 7777, "MaxPlayers": 8}"#,
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = islagen(&[
+        "--config",
+        cfg.to_str().unwrap(),
+        "--seed",
+        "3",
+        "--skip-roads",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains("ErosionDropletCont is not used: did you mean ErosionDropletCount?"),
+        "{t}"
+    );
+    assert!(
+        !t.contains("ServerPort") && !t.contains("MaxPlayers"),
+        "{t}"
+    );
+}
+
 #[test]
 fn cli_flags_override_the_config_and_seed_zero_is_resolved() {
     let dir = tempfile::tempdir().unwrap();
