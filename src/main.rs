@@ -182,10 +182,16 @@ enum StructuresCommand {
     },
 }
 
+/// StarMade entity kinds, by the game's numbering (entity type, classification).
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 enum EntityArg {
+    /// An asteroid: entity type 3, classification 18.
     Asteroid,
+    /// A managed asteroid: entity type 4, classification 19.
+    ManagedAsteroid,
+    /// A planet plate: entity type 5, classification 20.
     Planet,
+    /// A space station: entity type 2, classification 9.
     Station,
 }
 
@@ -361,6 +367,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let bp = load(&from)?.blueprint;
             let entity = match entity {
                 EntityArg::Asteroid => Entity::Asteroid,
+                EntityArg::ManagedAsteroid => Entity::ManagedAsteroid,
                 EntityArg::Planet => Entity::Planet,
                 EntityArg::Station => Entity::Station,
             };

@@ -507,6 +507,46 @@ fn structures_commands_and_the_assets_layout() {
     assert!(text(&o).contains("structures[0].type"), "{}", text(&o));
 }
 
+/// Regression: `--entity` writes the game's entity types and their default classifications
+/// (planet was written as 4, a managed asteroid, and every classification as 0).
+#[test]
+fn export_starmade_entity_flags_write_the_games_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let dat = small_world(dir.path(), "3", &[]);
+    for (flag, code, class) in [
+        ("asteroid", 3, 18),
+        ("managed-asteroid", 4, 19),
+        ("planet", 5, 20),
+        ("station", 2, 9),
+    ] {
+        let out = dir.path().join(flag);
+        let o = islagen(&[
+            "export",
+            "starmade",
+            "--from",
+            dat.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--width",
+            "32",
+            "--entity",
+            flag,
+        ]);
+        assert!(o.status.success(), "{flag}: {}", text(&o));
+        let o = islagen(&[
+            "starmade",
+            "inspect",
+            out.join("Island_Seed_3.sment").to_str().unwrap(),
+        ]);
+        let want = format!("entity type {code}, classification {class},");
+        assert!(
+            o.status.success() && text(&o).contains(&want) && text(&o).contains("meta: version 5"),
+            "{flag}: wanted {want:?}: {}",
+            text(&o)
+        );
+    }
+}
+
 #[test]
 fn starmade_inspect_write_and_export() {
     let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/starmade");

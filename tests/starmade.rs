@@ -400,3 +400,300 @@ fn an_archive_is_capped_in_total_not_only_per_entry() {
     };
     assert_eq!(starmade::read_zip_limited(&path, roomy).unwrap().len(), 4);
 }
+
+/// Every blueprint in a vector: the vector itself and its docked children, depth first.
+fn with_children(bp: &Blueprint) -> Vec<&Blueprint> {
+    let mut all = vec![bp];
+    for (_, c) in &bp.children {
+        all.extend(with_children(c));
+    }
+    all
+}
+
+fn all_vectors() -> Vec<(String, Blueprint)> {
+    vectors()
+        .into_iter()
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            let bp = starmade::read_path(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, bp)
+        })
+        .collect()
+}
+
+/// The bounding-box rule, checked on every real blueprint: per axis min = lowest block − 17 and
+/// max = highest block − 14 in the chunk-32 frame (core at 16), children and chunk-16 vectors
+/// included.
+#[test]
+fn every_vector_bounding_box_is_lowest_minus_17_and_highest_minus_14() {
+    use islagen::formats::starmade::header::bounding_box;
+    let mut checked = 0;
+    for (name, v) in all_vectors() {
+        for bp in with_children(&v) {
+            let blocks = bp.blocks();
+            let (lo, hi) = (0..3)
+                .map(|k| {
+                    let it = blocks.iter().map(|(p, _)| p[k] + 16);
+                    (it.clone().min().unwrap(), it.max().unwrap())
+                })
+                .fold((vec![], vec![]), |(mut l, mut h), (a, b)| {
+                    l.push((a - 17) as f32);
+                    h.push((b - 14) as f32);
+                    (l, h)
+                });
+            let h = &bp.header;
+            assert_eq!(
+                (h.min.to_vec(), h.max.to_vec()),
+                (lo, hi),
+                "{name}/{}",
+                bp.name
+            );
+            assert_eq!(
+                bounding_box(blocks.iter().map(|(p, _)| *p)),
+                (h.min, h.max),
+                "{name}/{}",
+                bp.name
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(
+        checked, 32,
+        "every blueprint of every vector, children included"
+    );
+    // The README's fact: B_Box spans 13..=19 on each axis.
+    assert_eq!(
+        (vector("B_Box").header.min, vector("B_Box").header.max),
+        ([-4.0; 3], [5.0; 3])
+    );
+}
+
+/// Whether the core position counts when no block is there: the vectors cannot say (each has a
+/// block at 16,16,16); the box counts it, as SMBEdit does.
+#[test]
+fn the_bounding_box_counts_the_core_position() {
+    use islagen::formats::starmade::header::bounding_box;
+    for (name, v) in all_vectors() {
+        for bp in with_children(&v) {
+            assert!(
+                bp.blocks().iter().any(|(p, _)| *p == [0, 0, 0]),
+                "{name}/{}: no block at the core",
+                bp.name
+            );
+        }
+    }
+    assert_eq!(
+        bounding_box([[3, 4, 5], [7, 8, 9]]),
+        ([-1.0; 3], [9.0, 10.0, 11.0])
+    );
+    assert_eq!(
+        bounding_box([[-9, -8, -7], [-3, -4, -5]]),
+        ([-10.0, -9.0, -8.0], [2.0; 3])
+    );
+    assert_eq!(bounding_box([]), ([-1.0; 3], [2.0; 3]));
+}
+
+/// Hit points as the game stores them: in every vector a block type holds one value, and none
+/// is 127 (the value export once wrote for every block).
+#[test]
+fn every_vector_stores_one_hit_point_value_per_block_type_and_never_127() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut seen: BTreeMap<u16, BTreeSet<u16>> = BTreeMap::new();
+    for (name, v) in all_vectors() {
+        for bp in with_children(&v) {
+            let mut per_type: BTreeMap<u16, BTreeSet<u16>> = BTreeMap::new();
+            for (_, b) in bp.blocks() {
+                per_type.entry(b.id).or_default().insert(b.hp);
+            }
+            for (id, hps) in per_type {
+                assert_eq!(hps.len(), 1, "{name}/{}: block {id} has {hps:?}", bp.name);
+                assert!(!hps.contains(&127), "{name}/{}: block {id} at 127", bp.name);
+                seen.entry(id).or_default().extend(hps);
+            }
+        }
+    }
+    // Hull 75, door 100, light 10, power 25, the logic blocks 15, the rails 100.
+    for (id, hp) in [
+        (598, 75),
+        (599, 75),
+        (122, 100),
+        (55, 10),
+        (2, 25),
+        (405, 15),
+        (410, 15),
+        (662, 100),
+        (663, 100),
+    ] {
+        assert_eq!(seen[&id], BTreeSet::from([hp]), "block {id}");
+    }
+    // No vector holds a terrain block: their full hit points are not in the evidence.
+    use islagen::formats::starmade::export::ids;
+    for (id, _) in ids::FULL_HP {
+        assert!(!seen.contains_key(&id), "a vector holds terrain block {id}");
+    }
+}
+
+/// Meta versions: below 4 in the chunk-16 vectors, 4 or more where the regions are `.smd3`, and
+/// exactly 5 in every header-v3 vector.
+#[test]
+fn the_meta_version_separates_chunk_16_from_chunk_32() {
+    use islagen::formats::starmade::meta::{CHUNK32_VERSION, FIRST_CHUNK32_VERSION};
+    for (name, v) in all_vectors() {
+        for bp in with_children(&v) {
+            let m = bp.meta.version;
+            if bp.chunk == 16 {
+                assert!(m < FIRST_CHUNK32_VERSION, "{name}: chunk-16 with meta v{m}");
+            } else {
+                assert!(
+                    m >= FIRST_CHUNK32_VERSION,
+                    "{name}: chunk-32 with meta v{m}"
+                );
+            }
+            if bp.header.version == 3 {
+                assert_eq!(m, CHUNK32_VERSION, "{name}: header v3 with meta v{m}");
+            }
+        }
+    }
+}
+
+/// The classification ordinals: the spec's table (and SMBEdit's): each type's default is its
+/// lowest ordinal; the station vector holds 9, every ship a ship's 0..=8.
+#[test]
+fn classification_defaults_are_the_games_ordinals() {
+    use islagen::formats::starmade::header::{default_classification, entity};
+    for (t, c) in [
+        (entity::SHIP, 0),
+        (entity::SHOP, 21),
+        (entity::STATION, 9),
+        (entity::ASTEROID, 18),
+        (entity::MANAGED_ASTEROID, 19),
+        (entity::PLANET, 20),
+    ] {
+        assert_eq!(default_classification(t), Some(c), "type {t}");
+    }
+    assert_eq!(default_classification(6), None);
+    assert_eq!(default_classification(-1), None);
+    let station = vector("B_Block_Station");
+    assert_eq!(station.header.entity_type, entity::STATION);
+    assert_eq!(
+        station.header.classification,
+        default_classification(entity::STATION)
+    );
+    for (name, v) in all_vectors() {
+        for bp in with_children(&v) {
+            if let (entity::SHIP, Some(c)) = (bp.header.entity_type, bp.header.classification) {
+                assert!((0..=8).contains(&c), "{name}: ship class {c}");
+            }
+        }
+    }
+}
+
+/// Regression: a header older than version 3 was rewritten with classification 0, which SMBEdit
+/// refuses for every type but a ship. It now gets its type's default.
+#[test]
+fn a_header_older_than_v3_is_rewritten_with_its_types_default_classification() {
+    use islagen::formats::starmade::header::{self, default_classification};
+    let old = vector("0_199_132_ship").header;
+    assert_eq!((old.version, old.classification), (2, None));
+    let again = header::read(&header::write(&old), "header.smbph").unwrap();
+    assert_eq!((again.version, again.classification), (3, Some(0)));
+    for t in 1..=5 {
+        let h = header::Header {
+            entity_type: t,
+            statistics: None,
+            ..old.clone()
+        };
+        let again = header::read(&header::write(&h), "header.smbph").unwrap();
+        assert_eq!(again.classification, default_classification(t), "type {t}");
+        assert_eq!((again.min, again.max), (h.min, h.max), "type {t}");
+    }
+    // Every rewritten vector: a v3 header keeps its classification, an older one gets 0 (all
+    // old vectors are ships).
+    for (name, v) in all_vectors() {
+        let files = starmade::write_files(&v).unwrap();
+        let back = starmade::from_files(&files, "", &v.name).unwrap();
+        for (a, b) in with_children(&v).into_iter().zip(with_children(&back)) {
+            let want = a
+                .header
+                .classification
+                .or(default_classification(a.header.entity_type));
+            assert_eq!(b.header.classification, want, "{name}/{}", a.name);
+        }
+    }
+}
+
+/// Every entity kind islagen exports, field by field against the vectors: the station vector
+/// for what a non-ship holds, every header-v3 vector for the meta and logic versions, the
+/// bounding-box rule every vector follows, hit points per type (never 127).
+#[test]
+fn every_exported_entity_matches_the_vectors_field_by_field() {
+    use islagen::formats::starmade::export::{ids, island, Entity};
+    use islagen::formats::starmade::header::{bounding_box, default_classification, entity};
+    use islagen::formats::starmade::meta::CHUNK32_VERSION;
+    let mut c = islagen::config::Config::from_json("{}", "defaults")
+        .unwrap()
+        .config;
+    c.map_size = 256;
+    c.skip_roads = true;
+    let world =
+        islagen::pipeline::generate(&c, 42, &islagen::progress::Progress::hidden()).unwrap();
+    let station = vector("B_Block_Station");
+    let v3_metas: std::collections::BTreeSet<i32> = all_vectors()
+        .iter()
+        .filter(|(_, v)| v.header.version == 3)
+        .map(|(_, v)| v.meta.version)
+        .collect();
+    assert_eq!(
+        v3_metas,
+        std::collections::BTreeSet::from([CHUNK32_VERSION])
+    );
+    let v3_logic: std::collections::BTreeSet<(i32, Option<i32>)> = all_vectors()
+        .iter()
+        .filter(|(_, v)| v.header.version == 3)
+        .map(|(_, v)| (v.logic.version, v.logic.controller_version))
+        .collect();
+    for kind in Entity::ALL {
+        let code = match kind {
+            Entity::Asteroid => entity::ASTEROID,
+            Entity::ManagedAsteroid => entity::MANAGED_ASTEROID,
+            Entity::Planet => entity::PLANET,
+            Entity::Station => entity::STATION,
+        };
+        assert_eq!(kind.code(), code);
+        assert_eq!(Some(kind.classification()), default_classification(code));
+        let v = island(&world.blueprint, 48, kind, "Island").unwrap();
+        let files = starmade::write_files(&v.blueprint).unwrap();
+        let bp = starmade::from_files(&files, "", "Island").unwrap();
+        let (h, s) = (&bp.header, &station.header);
+        assert_eq!(
+            (h.version, &h.game_version, &h.statistics),
+            (s.version, &s.game_version, &s.statistics),
+            "{kind:?}: header version, game version, statistics"
+        );
+        assert_eq!(h.entity_type, code, "{kind:?}");
+        assert_eq!(h.classification, default_classification(code), "{kind:?}");
+        if kind == Entity::Station {
+            assert_eq!(
+                (h.entity_type, h.classification),
+                (s.entity_type, s.classification)
+            );
+        }
+        let blocks = bp.blocks();
+        assert_eq!(
+            (h.min, h.max),
+            bounding_box(blocks.iter().map(|(p, _)| *p)),
+            "{kind:?}: bounding box"
+        );
+        assert!(bp.element_map_mismatches().is_empty(), "{kind:?}");
+        assert_eq!(bp.meta.version, CHUNK32_VERSION, "{kind:?}: meta version");
+        assert!(v3_logic.contains(&(bp.logic.version, bp.logic.controller_version)));
+        assert!(bp.logic.controllers.is_empty());
+        assert_eq!(bp.chunk, 32);
+        assert!(bp.segments.iter().all(|g| g.version == 3), "{kind:?}");
+        for (p, b) in &blocks {
+            assert_eq!(b.hp, ids::full_hp(b.id), "{kind:?}: block {b:?} at {p:?}");
+            assert_ne!(b.hp, 127);
+            assert!(!b.active && b.orientation == 0, "{kind:?}: {b:?}");
+        }
+    }
+}

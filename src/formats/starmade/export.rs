@@ -17,19 +17,56 @@
 //!
 //! and water columns get Water 86 from their seabed up to the water surface (WSRF, or sea level
 //! 0.15 raw without water sections); a lake or sea that would freeze (Snow around it) is not
-//! modelled: Ice 64 is not used. The element map is counted from the blocks written, and the
-//! bounding box is the blocks' extent relative to the core position (16, 16, 16).
+//! modelled: Ice 64 is not used.
+//!
+//! # What the header, meta and blocks hold, and the evidence for each
+//!
+//! Compared field by field with the real vectors (`tests/vectors/starmade`, SMBEdit's fixtures)
+//! in `tests/starmade.rs`:
+//!
+//! - header: version 3, no game version, no statistics — as every header-v3 vector; the one
+//!   non-ship, B_Block_Station, has no statistics;
+//! - entity type: `--entity asteroid` 3, `managed-asteroid` 4, `planet` 5, `station` 2 — the
+//!   spec's table and SMBEdit's agree; B_Block_Station is 2;
+//! - classification: the type's default, 18, 19, 20, 9 — B_Block_Station holds 9; 18–20 rest on
+//!   the spec's and SMBEdit's tables (see [`header`]);
+//! - bounding box: [`header::bounding_box`], per axis lowest block − 17 to highest − 14 in the
+//!   chunk-32 frame, the core position counted — every vector follows the rule;
+//! - element map: counted from the blocks written — every vector's equals its block histogram;
+//! - meta version: [`CHUNK32_VERSION`](super::meta::CHUNK32_VERSION) = 5 — every header-v3
+//!   vector's; below 4 reads as chunk-16 (tag positions moved by 8);
+//! - logic: version 0, controller version −1026, no controllers — every header-v3 vector's;
+//! - blocks: segment version 3, active bit clear, orientation 0, hit points [`ids::full_hp`]
+//!   (below).
+//!
+//! An earlier export wrote classification 0 (refused by SMBEdit for every non-ship type),
+//! planet as type 4 (a managed asteroid), a bounding box one block tighter on each side, meta
+//! version 0 and hit points 127.
+//!
+//! Hit points: in every vector each block type holds one hit-point value, its full hit points as
+//! the game that saved it stored them: hull 598–602 75, door 122 100, light 55 10, power 2 and
+//! thruster 8 25, logic 405/407/410/666/668 15, rails 100, the core 250 or 255 in the older vectors
+//! and 100 from 0.199.472 on (a type's full value follows the game's block config of the time);
+//! none holds 127. No vector holds a terrain block, and SMBEdit's built-in table gives every block
+//! that is neither hull nor rail 1, a placeholder: the vectors contradict it for light, power and
+//! logic, and SMBEdit warns that without the game's block config its conversions leave blocks with
+//! low hit points. So the terrain types' full hit points cannot be determined from the evidence;
+//! [`ids::full_hp`] writes 100 for each, the value StarMade's `ElementInformation` starts
+//! `maxHitPointsFull` at for a type whose config sets none, and one real vectors hold. Later game
+//! versions store a block's hit points as a fraction of 127 for every type (`getMaxHitPointsByte()`
+//! is 127) and repair migrated blocks to 127; that is not the convention the vectors show, and a
+//! reader of that era may see 100 as a damaged block.
 
 use std::collections::BTreeMap;
 
-use super::header::Header;
+use super::header::{self, Header};
 use super::logic::Logic;
 use super::meta::Meta;
 use super::region::{Block, Segment};
 use super::Blueprint;
 use crate::blueprint::{format::decode_water_level, Biome};
 
-/// Terrain block ids.
+/// Terrain block ids, and the hit points written for them.
 pub mod ids {
     /// Ice.
     pub const ICE: u16 = 64;
@@ -49,26 +86,73 @@ pub mod ids {
     pub const SNOWY_ROCK: u16 = 274;
     /// Frozen rock.
     pub const FROZEN_ROCK: u16 = 275;
+
+    /// The game's full hit points for a block type without configured ones.
+    pub const DEFAULT_HP: u16 = 100;
+
+    /// Full hit points per terrain id. Neither the vectors nor SMBEdit hold a terrain block's
+    /// value, so each is [`DEFAULT_HP`] (see the module docs); a value learnt from the game's
+    /// block config goes here.
+    pub const FULL_HP: [(u16, u16); 9] = [
+        (ICE, DEFAULT_HP),
+        (ROCK, DEFAULT_HP),
+        (SAND, DEFAULT_HP),
+        (GRASS, DEFAULT_HP),
+        (GRASSY_ROCK, DEFAULT_HP),
+        (WATER, DEFAULT_HP),
+        (SOIL, DEFAULT_HP),
+        (SNOWY_ROCK, DEFAULT_HP),
+        (FROZEN_ROCK, DEFAULT_HP),
+    ];
+
+    /// The full hit points written for block `id`: its [`FULL_HP`] entry, else [`DEFAULT_HP`].
+    pub fn full_hp(id: u16) -> u16 {
+        FULL_HP
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map_or(DEFAULT_HP, |(_, hp)| *hp)
+    }
 }
 
-/// The StarMade entity an island becomes.
+/// The StarMade entity an island becomes (the game's numbering; see [`header`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Entity {
-    /// An asteroid (entity type 3).
+    /// An asteroid: entity type 3, classification 18.
     Asteroid,
-    /// A planet plate (entity type 4).
+    /// A managed asteroid: entity type 4, classification 19.
+    ManagedAsteroid,
+    /// A planet plate: entity type 5, classification 20.
     Planet,
-    /// A space station (entity type 2).
+    /// A space station: entity type 2, classification 9.
     Station,
 }
 
 impl Entity {
+    /// Every kind, in `--entity` order.
+    pub const ALL: [Entity; 4] = [
+        Entity::Asteroid,
+        Entity::ManagedAsteroid,
+        Entity::Planet,
+        Entity::Station,
+    ];
+
     /// The header's entity type.
     pub fn code(self) -> i32 {
         match self {
-            Entity::Station => 2,
-            Entity::Asteroid => 3,
-            Entity::Planet => 4,
+            Entity::Station => header::entity::STATION,
+            Entity::Asteroid => header::entity::ASTEROID,
+            Entity::ManagedAsteroid => header::entity::MANAGED_ASTEROID,
+            Entity::Planet => header::entity::PLANET,
+        }
+    }
+
+    /// The header's classification: the type's default.
+    pub fn classification(self) -> i32 {
+        match self {
+            Entity::Station => 9,
+            Entity::Asteroid => 18,
+            Entity::ManagedAsteroid => 19,
+            Entity::Planet => 20,
         }
     }
 }
@@ -225,16 +309,15 @@ pub fn island(
             }
         }
     }
-    // 32³ segments, segment version 3, full hit points as the game stores them for terrain.
+    // 32³ segments, segment version 3, each block at its type's full hit points.
     let mut segments: BTreeMap<[i32; 3], Vec<u32>> = BTreeMap::new();
     let mut elements: BTreeMap<u16, i32> = BTreeMap::new();
-    let (mut lo, mut hi) = ([i32::MAX; 3], [i32::MIN; 3]);
     for (p, id) in &blocks {
         let origin = p.map(|c| c.div_euclid(32) * 32);
         let local = p.map(|c| c.rem_euclid(32) as usize);
         let word = super::region::encode_v3(Block {
             id: *id,
-            hp: 127,
+            hp: ids::full_hp(*id),
             active: false,
             orientation: 0,
         })
@@ -244,18 +327,15 @@ pub fn island(
             .or_insert_with(|| vec![0; 32 * 32 * 32])[local[0] + 32 * local[1] + 1024 * local[2]] =
             word;
         *elements.entry(*id).or_insert(0) += 1;
-        for k in 0..3 {
-            lo[k] = lo[k].min(p[k] - core);
-            hi[k] = hi[k].max(p[k] - core);
-        }
     }
+    let (min, max) = header::bounding_box(blocks.keys().map(|p| p.map(|c| c - core)));
     let header = Header {
         version: 3,
         game_version: None,
         entity_type: entity.code(),
-        classification: Some(0),
-        min: lo.map(|c| c as f32),
-        max: hi.map(|c| c as f32 + 1.0),
+        classification: Some(entity.classification()),
+        min,
+        max,
         elements: elements.iter().map(|(id, n)| (*id as i16, *n)).collect(),
         statistics: None,
     };

@@ -20,6 +20,13 @@ use serde::Serialize;
 
 use super::bytes::{Reader, Rule, StarmadeError, Writer};
 
+/// Meta versions below this one mark a chunk-16 blueprint: readers (SMBEdit's `meta.py`) move
+/// its tag positions by 8 onto the chunk-32 frame. The vectors hold 0 and 3 (chunk-16), 4
+/// (0_199_132: header v2, `.smd3`) and 5 (every header-v3 vector).
+pub const FIRST_CHUNK32_VERSION: i32 = 4;
+/// The version real chunk-32 blueprints write (every header-v3 vector; SMBEdit writes it too).
+pub const CHUNK32_VERSION: i32 = 5;
+
 /// The most a gzip tag root may inflate to.
 pub const MAX_INFLATED: u64 = 64 << 20;
 /// The deepest nesting of lists and structs accepted.
@@ -181,10 +188,11 @@ fn count_tags(t: &Tag) -> usize {
 }
 
 impl Meta {
-    /// A minimal meta file: version 0, no docking entries, finish.
+    /// A minimal meta file of a chunk-32 blueprint: version [`CHUNK32_VERSION`], no docking
+    /// entries, finish. (Version 0 would tell readers the blueprint is chunk-16.)
     pub fn empty() -> Meta {
         Meta {
-            version: 0,
+            version: CHUNK32_VERSION,
             sections: vec![Section::Docking(Vec::new()), Section::Finish],
         }
     }
