@@ -29,6 +29,8 @@ fn stages(c: &mut Criterion) {
         axis_x: config.island_axis_x,
         axis_y: config.island_axis_y,
         islet_density: config.offshore_island_density,
+        spine_variation: config.spine_variation,
+        coast_variation: config.coast_variation,
         sea: SeaLevel::new(SeaModel::Flat(0.15), SIZE as usize),
     };
     group.bench_function("topography", |b| {

@@ -57,6 +57,8 @@ fn main() -> anyhow::Result<()> {
             axis_x: 1.30,
             axis_y: 0.78,
             islet_density: 0.02,
+            spine_variation: 1.0,
+            coast_variation: 1.0,
             sea: SeaLevel::new(SeaModel::Flat(0.15), size),
         }),
         &|| {},

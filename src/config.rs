@@ -58,6 +58,9 @@ pub const KNOWN_KEYS: &[&str] = &[
     "IslandAxisX",
     "IslandAxisY",
     "OffshoreIslandDensity",
+    "SpineVariation",
+    "CoastVariation",
+    "CraterRim",
 ];
 
 /// The known key an unknown one was most likely meant to be: the same key in another case, or
@@ -119,6 +122,9 @@ pub struct RawConfig {
     pub island_axis_x: Option<f64>,
     pub island_axis_y: Option<f64>,
     pub offshore_island_density: Option<f64>,
+    pub spine_variation: Option<f64>,
+    pub coast_variation: Option<f64>,
+    pub crater_rim: Option<f64>,
     /// Every key islagen does not know, kept so it can be listed.
     #[serde(flatten)]
     pub unknown: BTreeMap<String, serde_json::Value>,
@@ -229,6 +235,12 @@ pub struct Config {
     pub island_axis_y: f32,
     /// Fraction of the offshore field above the islet threshold, 0 ..= 0.5.
     pub offshore_island_density: f32,
+    /// How far the mountain spine wanders from the original straight central ridge, 0 ..= 1.
+    pub spine_variation: f32,
+    /// How far the outline departs from the original squircle and straight Trench cut, 0 ..= 1.
+    pub coast_variation: f32,
+    /// Height of the crater's raised rim above the surrounding land, metres (0 = no rim).
+    pub crater_rim_m: f32,
 }
 
 impl Default for Config {
@@ -268,6 +280,9 @@ impl Default for Config {
             island_axis_x: 1.30,
             island_axis_y: 0.78,
             offshore_island_density: 0.02,
+            spine_variation: 1.0,
+            coast_variation: 1.0,
+            crater_rim_m: 50.0,
         }
     }
 }
@@ -599,6 +614,21 @@ impl Config {
                 0.0,
                 0.5,
             ),
+            spine_variation: v.float(
+                "SpineVariation",
+                raw.spine_variation,
+                d.spine_variation,
+                0.0,
+                1.0,
+            ),
+            coast_variation: v.float(
+                "CoastVariation",
+                raw.coast_variation,
+                d.coast_variation,
+                0.0,
+                1.0,
+            ),
+            crater_rim_m: v.float("CraterRim", raw.crater_rim, d.crater_rim_m, 0.0, 120.0),
         };
         Ok(LoadedConfig {
             config,

@@ -114,7 +114,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
     let sea = params::sea(config);
     let island = shape_island(config, seed, &sea, progress);
     let water = timed(progress, "water", || classify_water(&island.raw, &sea));
-    let mut relief = elevate(config, seed, &island.raw, &sea, progress);
+    let mut relief = elevate(config, seed, &island, &sea, progress);
     let erosion = match config.erosion.enabled {
         true => Some(erode_relief(
             config,
@@ -229,6 +229,7 @@ fn shape_island(config: &Config, seed: i32, sea: &SeaLevel, progress: &Progress)
         &first.mask,
         crate::seed::unit_draw(seed, "crater"),
         params::crater_radius_px(config),
+        params::crater_wobble(config, seed),
     );
     drop(first.mask);
     crater::carve(&mut raw, &crater, sea);
@@ -255,10 +256,11 @@ struct Relief {
 fn elevate(
     config: &Config,
     seed: i32,
-    raw: &Array2<f32>,
+    island: &Island,
     sea: &SeaLevel,
     progress: &Progress,
 ) -> Relief {
+    let raw = &island.raw;
     let n = config.map_size as usize;
     let stage = progress.stage("elevation", n as u64);
     let max_above_sea = raw
@@ -278,6 +280,7 @@ fn elevate(
         curve: curve.as_ref(),
         detail: detail.as_ref(),
         shelf: params::shelf(config),
+        rim: params::rim(config, &island.crater),
     };
     let heights = elevation(raw, sea, passes, &|| stage.tick());
     stage.finish();

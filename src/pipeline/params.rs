@@ -4,6 +4,7 @@
 
 use crate::config::{self, CoastProfile, Config, SeaLevelModel};
 use crate::seed;
+use crate::stages::crater::{self, Crater, Rim};
 use crate::stages::curve::BALANCED;
 use crate::stages::detail::{self, DetailParams};
 use crate::stages::elevation::Shelf;
@@ -28,6 +29,8 @@ pub fn topography(config: &Config, seed: i32, sea: SeaLevel) -> TopographyParams
         axis_x: config.island_axis_x,
         axis_y: config.island_axis_y,
         islet_density: config.offshore_island_density,
+        spine_variation: config.spine_variation,
+        coast_variation: config.coast_variation,
         sea,
     }
 }
@@ -35,6 +38,23 @@ pub fn topography(config: &Config, seed: i32, sea: SeaLevel) -> TopographyParams
 /// The crater's radius in pixels at this MapSize.
 pub fn crater_radius_px(config: &Config) -> f32 {
     config.crater_radius * config.scale_factor()
+}
+
+/// The crater outline's harmonics: irregular with CoastVariation, a circle without.
+pub fn crater_wobble(config: &Config, seed: i32) -> [[f32; 2]; 4] {
+    let draw = |i: u64| (seed::item_hash(seed, "crater", i) >> 40) as f32 / (1u64 << 24) as f32;
+    crater::wobble(
+        std::array::from_fn(|k| [draw(2 * k as u64 + 1), draw(2 * k as u64 + 2)]),
+        config.coast_variation,
+    )
+}
+
+/// The crater's raised rim (CraterRim metres), if any.
+pub fn rim(config: &Config, crater: &Crater) -> Option<Rim> {
+    (config.crater_rim_m > 0.0).then_some(Rim {
+        crater: *crater,
+        height_m: config.crater_rim_m,
+    })
 }
 
 /// The detail passes' dials (TerrainDetail "v1").

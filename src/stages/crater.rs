@@ -5,14 +5,23 @@
 //! (normalised, so it is the same column at every MapSize) within the middle half of the island;
 //! the impact centre is the mainland's northernmost pixel in that column — its northern coast.
 //!
-//! Guarantees: the carve lowers pixels strictly inside the carve radius to under sea level and
-//! touches nothing else (its displacement is exactly zero beyond the carve radius); the carved
-//! disc holds the pixel just north of the coast, which is water joined to the map's northern
-//! border down its own column — so the bay connects to the ocean.
+//! The crater is not a perfect disc: its radius wobbles with the direction from the impact by
+//! up to ±[`MAX_WOBBLE`] (a few seeded harmonics, [`Crater::relative_distance`]), so the bay's
+//! shore and the Crater biome follow an irregular outline. [`Rim`] raises the land just outside
+//! the carve into a rim and an ejecta apron fading outward (applied in metres by the elevation
+//! stage, so it never moves the waterline).
+//!
+//! Guarantees: the carve lowers pixels strictly inside the carve outline to under sea level and
+//! touches nothing else (its displacement is exactly zero beyond it, and the outline never
+//! reaches past [`CARVE_FACTOR`] × (1 + [`MAX_WOBBLE`]) × the radius); the carved area holds the
+//! pixel just north of the coast, which is water joined to the map's northern border down its
+//! own column — so the bay connects to the ocean. With no wobble and no rim the crater is the
+//! original clean bowl.
 
 use ndarray::Array2;
 
 use super::sea::SeaLevel;
+use crate::grid::noise::smoothstep;
 
 /// The carve reaches this fraction of the crater radius (the rest is the rim, kept as land).
 pub const CARVE_FACTOR: f32 = 0.80;
@@ -22,14 +31,21 @@ const BOWL_DEPTH: f32 = 0.10;
 const BOWL_LIP: f32 = 0.004;
 /// Half-width of the band of the map, around its centre column, where the impact may land.
 const COLUMN_SPREAD: f32 = 0.22;
+/// The outline's radius varies by at most this fraction (the harmonics' amplitudes sum to it).
+pub const MAX_WOBBLE: f32 = 0.2;
+/// The harmonics of the outline (waves around the crater).
+const WOBBLE_WAVES: [f32; 4] = [3.0, 4.0, 5.0, 7.0];
 
-/// Where the impact is and how large.
+/// Where the impact is, how large, and the shape of its outline.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Crater {
     /// Impact centre, pixels `[x, y]`.
     pub center: [f32; 2],
     /// Crater radius, pixels (CraterRadius × scaleFactor).
     pub radius_px: f32,
+    /// The outline's harmonics: (relative amplitude, phase) per wave count of
+    /// [`WOBBLE_WAVES`]; all zero for a circle.
+    pub wobble: [[f32; 2]; 4],
 }
 
 impl Crater {
@@ -45,11 +61,86 @@ impl Crater {
         let dy = y as f32 - self.center[1];
         (dx * dx + dy * dy).sqrt()
     }
+
+    /// The outline's radius towards (x, y), as a factor of [`Crater::radius_px`]:
+    /// 1 ± [`MAX_WOBBLE`].
+    #[inline]
+    pub fn outline_factor(&self, x: usize, y: usize) -> f32 {
+        if self.wobble == [[0.0; 2]; 4] {
+            return 1.0;
+        }
+        let theta = (y as f32 - self.center[1]).atan2(x as f32 - self.center[0]);
+        1.0 + WOBBLE_WAVES
+            .iter()
+            .zip(&self.wobble)
+            .map(|(k, [amp, phase])| amp * (k * theta + phase).sin())
+            .sum::<f32>()
+    }
+
+    /// Distance of (x, y) from the impact centre in units of the outline's radius in that
+    /// direction: 1 on the crater's (irregular) edge.
+    #[inline]
+    pub fn relative_distance(&self, x: usize, y: usize) -> f32 {
+        self.distance(x, y) / (self.radius_px * self.outline_factor(x, y)).max(f32::EPSILON)
+    }
+}
+
+/// Outline harmonics from four uniform draw pairs, scaled by `irregularity` (0 = a circle).
+pub fn wobble(draws: [[f32; 2]; 4], irregularity: f32) -> [[f32; 2]; 4] {
+    let weights = [0.4, 0.3, 0.2, 0.1];
+    std::array::from_fn(|i| {
+        [
+            irregularity * MAX_WOBBLE * weights[i] * (0.5 + 0.5 * draws[i][0]),
+            std::f32::consts::TAU * draws[i][1],
+        ]
+    })
+}
+
+/// The raised rim and the ejecta apron, in metres added to land outside the carve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rim {
+    /// The crater it rings.
+    pub crater: Crater,
+    /// The rim crest's height, metres (CraterRim).
+    pub height_m: f32,
+}
+
+/// Where the rim's crest stands, in units of the outline radius.
+const RIM_CREST: f32 = 0.92;
+/// The crest's half-width, same units.
+const RIM_WIDTH: f32 = 0.13;
+/// The apron's height at its start, as a share of the crest's, and how fast it fades (outline
+/// radii per e-fold).
+const APRON_SHARE: f32 = 0.25;
+const APRON_FADE: f32 = 0.5;
+/// Land within this many metres of sea level gets the rim only partly, so the shore stays a
+/// shore.
+const RIM_SHORE_M: f32 = 4.0;
+
+impl Rim {
+    /// Metres the rim adds at (x, y) to land standing `above_m` metres above sea.
+    #[inline]
+    pub fn metres(&self, x: usize, y: usize, above_m: f32) -> f32 {
+        if self.height_m <= 0.0 || above_m <= 0.0 {
+            return 0.0;
+        }
+        let rho = self.crater.relative_distance(x, y);
+        if rho > 4.0 {
+            return 0.0;
+        }
+        let crest = ((rho - RIM_CREST) / RIM_WIDTH).powi(2);
+        let ridge = (-crest).exp();
+        let apron = APRON_SHARE
+            * smoothstep(RIM_CREST, RIM_CREST + 2.0 * RIM_WIDTH, rho)
+            * (-(rho - RIM_CREST - 2.0 * RIM_WIDTH).max(0.0) / APRON_FADE).exp();
+        let shore = smoothstep(0.0, RIM_SHORE_M, above_m);
+        self.height_m * (ridge + apron) * shore
+    }
 }
 
 /// Places the crater on the northern coast of `mainland` (1 = mainland pixel).
 /// `draw` ∈ [0, 1) is the seed's draw for the impact column; `radius_px` the crater radius.
-pub fn place(mainland: &Array2<u8>, draw: f64, radius_px: f32) -> Crater {
+pub fn place(mainland: &Array2<u8>, draw: f64, radius_px: f32, wobble: [[f32; 2]; 4]) -> Crater {
     let (w, h) = mainland.dim();
     let u = 0.5 + COLUMN_SPREAD * (2.0 * draw as f32 - 1.0);
     let wanted = ((u * w as f32) as usize).min(w - 1);
@@ -65,6 +156,7 @@ pub fn place(mainland: &Array2<u8>, draw: f64, radius_px: f32) -> Crater {
                 return Crater {
                     center: [x as f32, y as f32],
                     radius_px,
+                    wobble,
                 };
             }
         }
@@ -73,6 +165,7 @@ pub fn place(mainland: &Array2<u8>, draw: f64, radius_px: f32) -> Crater {
     Crater {
         center: [w as f32 / 2.0, h as f32 / 2.0],
         radius_px,
+        wobble,
     }
 }
 
@@ -80,7 +173,7 @@ pub fn place(mainland: &Array2<u8>, draw: f64, radius_px: f32) -> Crater {
 /// the bowl (never raised). Returns how many pixels changed.
 pub fn carve(heights: &mut Array2<f32>, crater: &Crater, sea: &SeaLevel) -> usize {
     let (w, h) = heights.dim();
-    let r = crater.carve_radius_px();
+    let r = crater.carve_radius_px() * (1.0 + MAX_WOBBLE);
     let x0 = (crater.center[0] - r).floor().max(0.0) as usize;
     let x1 = ((crater.center[0] + r).ceil() as usize).min(w.saturating_sub(1));
     let y0 = (crater.center[1] - r).floor().max(0.0) as usize;
@@ -88,9 +181,8 @@ pub fn carve(heights: &mut Array2<f32>, crater: &Crater, sea: &SeaLevel) -> usiz
     let mut changed = 0;
     for x in x0..=x1 {
         for y in y0..=y1 {
-            let d = crater.distance(x, y);
-            if d < r {
-                let t = d / r;
+            let t = crater.relative_distance(x, y) / CARVE_FACTOR;
+            if t < 1.0 {
                 let bowl = sea.at(y) - BOWL_LIP - BOWL_DEPTH * (1.0 - t * t);
                 let z = &mut heights[[x, y]];
                 if *z > bowl {

@@ -1,6 +1,8 @@
 //! Elevation: the exported heights (HGTS), made from the raw classify heights pixel by
 //! pixel — the height curve and its detail passes above sea, the coast shelf below it.
 //!
+//! The crater's rim ([`Rim`]) adds metres to land only, tapering to nothing at the shore.
+//!
 //! Guarantees: every pass is pointwise and keeps the pixel's side of the waterline, so a pixel
 //! is under sea in the elevation map exactly when it is under sea in the raw map; with the curve
 //! off the land is the raw profile; the detail passes need the curve and are ignored without it.
@@ -9,11 +11,12 @@ use ndarray::Array2;
 use rayon::prelude::*;
 
 use super::coast::shelve;
+use super::crater::Rim;
 use super::curve::Curve;
 use super::detail::Detail;
 use super::sea::SeaLevel;
 use crate::grid::noise::normalised;
-use crate::units::METRES_PER_RAW;
+use crate::units::{HEIGHT_CAP_M, METRES_PER_RAW};
 
 /// What becomes of the seabed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +36,8 @@ pub struct ElevationPasses<'a> {
     pub detail: Option<&'a Detail>,
     /// The seabed.
     pub shelf: Shelf,
+    /// The crater's raised rim and apron, metres added to land (none without CraterRim).
+    pub rim: Option<Rim>,
 }
 
 /// Makes the exported heights from `raw`. `on_column` is called once per finished column.
@@ -69,10 +74,14 @@ pub fn elevation(
                             Some(d) => d.metres(&col, a, u, v),
                             None => col.metres(a, 0.0),
                         };
-                        s + m / METRES_PER_RAW
+                        let rim = passes.rim.map_or(0.0, |r| r.metres(x, y, m));
+                        s + (m + rim).min(HEIGHT_CAP_M) / METRES_PER_RAW
                     }
                 } else {
-                    z
+                    let rim = passes
+                        .rim
+                        .map_or(0.0, |r| r.metres(x, y, (z - s) * METRES_PER_RAW));
+                    z + rim / METRES_PER_RAW
                 };
             }
             on_column();

@@ -637,6 +637,7 @@ mod tests {
         let crater = Crater {
             center: [32.0, 8.0],
             radius_px: 4.0,
+            wobble: [[0.0; 2]; 4],
         };
         let slope = |x: usize, y: usize| 0.2 + (x + y) as f32 * 0.002;
         let mut wide = Array2::from_shape_fn((64, 32), |(x, y)| slope(x, y));

@@ -36,10 +36,53 @@ pub const ISLET_EDGE: f32 = 0.07;
 /// Upper bound of the offshore islet density.
 pub const MAX_ISLET_DENSITY: f32 = 0.5;
 
-/// Seed offsets from the resolved seed, one per field.
+/// Seed offsets from the stage's noise seed, one per field.
 const BASE_SEED_OFFSET: i32 = 0;
 const ISLET_SEED_OFFSET: i32 = 7_919;
 const COAST_SEED_OFFSET: i32 = 7_927;
+const WARP_X_SEED_OFFSET: i32 = 7_933;
+const WARP_Y_SEED_OFFSET: i32 = 7_937;
+const TRENCH_SEED_OFFSET: i32 = 7_949;
+
+/// Outline warp (CoastVariation 1): the island's coordinates are displaced by up to this much
+/// (fraction of the half-map) by two low-frequency fields, making capes, bays and lopsided or
+/// crescent islands; the axes are stretched by up to ±[`AXIS_JITTER`] and the centre moved by
+/// up to [`CENTRE_JITTER`] per seed.
+const OUTLINE_WARP: f32 = 0.40;
+const OUTLINE_FREQUENCY: f32 = 1.6;
+const OUTLINE_OCTAVES: i32 = 2;
+const AXIS_JITTER: f32 = 0.15;
+const CENTRE_JITTER: f32 = 0.07;
+/// The Trench's inner edge wanders by up to this much (fraction of MapSize) with CoastVariation
+/// 1, so the island's ends read as coasts, not a ruler-straight cut.
+const TRENCH_WANDER: f32 = 0.025;
+const TRENCH_FREQUENCY: f32 = 5.0;
+
+/// The spine's seeded shape at SpineVariation 1: its axis is moved off centre by up to
+/// [`SPINE_SHIFT`] (half-map units), turned from north–south by up to [`SPINE_TURN`] radians,
+/// bent sideways by up to [`SPINE_BEND`] over [`SPINE_WAVES`] waves; its height peaks at a seeded
+/// place along it (the summit), and with probability [`SPINE_SPLIT`] a second, lower ridge runs
+/// beside it.
+const SPINE_SHIFT: f32 = 0.30;
+const SPINE_TURN: f32 = 0.9;
+const SPINE_BEND: f32 = 0.22;
+const SPINE_WAVES: f32 = 1.3;
+const SPINE_SPLIT: f32 = 0.5;
+/// Half-length (half-map units) over which the spine's height falls to half from its peak.
+const SPINE_REACH: f32 = 0.55;
+/// How far along the axis (half-map units) the spine's peak may sit from its middle.
+const SPINE_PEAK_SHIFT: f32 = 0.5;
+/// A seeded spine fades out between these squircle distances (the coast is near 1).
+const SPINE_COAST_FADE: [f32; 2] = [0.9, 0.38];
+/// The grid (steps per side of the normalised square) on which a seeded spine's highest point
+/// is found, and the most it is scaled up to stand as high as the original.
+const SPINE_PROBE: usize = 128;
+const MAX_SPINE_SCALE: f32 = 2.0;
+/// Raw height a seeded summit gets beyond the original's, so the base noise at the summit
+/// cannot keep it under the curve's spike (K6).
+const SUMMIT_MARGIN: f32 = 0.06;
+/// Width of the smooth maximum joining two ridges (keeps the crest rounded where they meet).
+const RIDGE_BLEND: f32 = 0.15;
 
 /// Largest relative warp of the squircle distance by the coast field.
 pub const COAST_WARP: f32 = 0.16;
@@ -89,6 +132,10 @@ pub struct TopographyParams {
     pub axis_y: f32,
     /// OffshoreIslandDensity: the islet field's fraction above threshold (0 disables).
     pub islet_density: f32,
+    /// SpineVariation, 0 ..= 1: 0 is the original straight central north–south spine.
+    pub spine_variation: f32,
+    /// CoastVariation, 0 ..= 1: 0 is the original squircle outline and straight Trench cut.
+    pub coast_variation: f32,
     /// The sea level model.
     pub sea: SeaLevel,
 }
@@ -104,12 +151,89 @@ pub struct Topography {
     pub islet_threshold: f32,
 }
 
+/// One ridge of the spine, in the half-map coordinates `c = 2·(u, v) − 1`.
+#[derive(Clone, Copy, Debug)]
+struct Ridge {
+    /// A point the axis passes through.
+    origin: [f32; 2],
+    /// Unit vector along the axis.
+    along: [f32; 2],
+    /// Sideways bend: amplitude, waves per half-map of axis, phase.
+    bend: [f32; 3],
+    /// Where along the axis the ridge peaks, and its relative height there.
+    peak: f32,
+    height: f32,
+    /// How fast the height falls away from the peak (0 = not at all).
+    reach: f32,
+}
+
+impl Ridge {
+    /// The original spine: the centre column, straight, the same height all along.
+    const STRAIGHT: Ridge = Ridge {
+        origin: [0.0, 0.0],
+        along: [0.0, 1.0],
+        bend: [0.0, 1.0, 0.0],
+        peak: 0.0,
+        height: 1.0,
+        reach: 0.0,
+    };
+
+    /// The seeded ridge for `draws` (uniforms in [0, 1)) at variation `var`.
+    fn seeded(draws: [f32; 7], var: f32) -> Ridge {
+        let signed = |d: f32| 2.0 * d - 1.0;
+        let turn = var * SPINE_TURN * signed(draws[2]);
+        Ridge {
+            origin: [
+                var * SPINE_SHIFT * signed(draws[0]),
+                var * 0.5 * SPINE_SHIFT * signed(draws[1]),
+            ],
+            along: [turn.sin(), turn.cos()],
+            bend: [
+                var * SPINE_BEND * signed(draws[3]),
+                SPINE_WAVES * (0.5 + draws[4]),
+                std::f32::consts::TAU * draws[5],
+            ],
+            peak: var * SPINE_PEAK_SHIFT * signed(draws[6]),
+            height: 1.0,
+            reach: var,
+        }
+    }
+
+    /// The ridge's profile at c: 1 on the crest, falling to 0 at `width` across, times its
+    /// height along the axis. The crest is rounded by [`smooth_abs`].
+    fn at(&self, c: [f32; 2], width: f32) -> f32 {
+        let (dx, dy) = (c[0] - self.origin[0], c[1] - self.origin[1]);
+        let t = dx * self.along[0] + dy * self.along[1];
+        let across = dx * self.along[1] - dy * self.along[0];
+        let [amp, waves, phase] = self.bend;
+        let off = across - amp * (waves * std::f32::consts::PI * t + phase).sin();
+        let profile = (1.0 - smooth_abs(off, SPINE_CREST) / width).max(0.0);
+        let q = (t - self.peak) / SPINE_REACH;
+        let along = 1.0 - self.reach * (1.0 - 1.0 / (1.0 + q * q));
+        self.height * along * profile * profile
+    }
+}
+
+/// A polynomial smooth maximum: equal to max(a, b) away from a = b, C¹ everywhere.
+fn smooth_max(a: f32, b: f32, k: f32) -> f32 {
+    let h = (k - (a - b).abs()).max(0.0) / k;
+    a.max(b) + h * h * k * 0.25
+}
+
 /// The island's shape fields for one seed: the base fBm (split into lattice and per-pixel
-/// octaves) and the coast warp. Everything the mainland's height depends on.
+/// octaves), the coast warp, the outline warp and the spine's ridges. Everything the mainland's
+/// height depends on.
 pub struct Shape {
     params: TopographyParams,
     base: SplitFbm,
     coast: Lattice,
+    warp: Option<[Lattice; 2]>,
+    trench: Option<Lattice>,
+    /// Axis stretch and centre of the outline (1, 1, 0, 0 without CoastVariation).
+    outline: [f32; 4],
+    ridges: Vec<Ridge>,
+    /// Scales a seeded spine so its highest point stands as high as the original's (1).
+    spine_scale: f32,
 }
 
 impl Shape {
@@ -124,7 +248,48 @@ impl Shape {
             );
             Lattice::sample(|u, v| field.at(u, v).clamp(-1.0, 1.0))
         };
-        Shape {
+        let field = |offset: i32, frequency: f32, octaves: i32| {
+            let f = Fbm::new(seed.wrapping_add(offset), frequency, octaves);
+            Lattice::sample(move |u, v| f.at(u, v).clamp(-1.0, 1.0))
+        };
+        let (cv, sv) = (p.coast_variation, p.spine_variation);
+        let warp = (cv > 0.0).then(|| {
+            [
+                field(WARP_X_SEED_OFFSET, OUTLINE_FREQUENCY, OUTLINE_OCTAVES),
+                field(WARP_Y_SEED_OFFSET, OUTLINE_FREQUENCY, OUTLINE_OCTAVES),
+            ]
+        });
+        let trench = (cv > 0.0).then(|| field(TRENCH_SEED_OFFSET, TRENCH_FREQUENCY, 2));
+        let draw = |i: u64| {
+            (crate::seed::item_hash(p.seed, "topography", i) >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let signed = |i: u64| 2.0 * draw(i) - 1.0;
+        let outline = [
+            1.0 + cv * AXIS_JITTER * signed(0),
+            1.0 + cv * AXIS_JITTER * signed(1),
+            cv * CENTRE_JITTER * signed(2),
+            cv * CENTRE_JITTER * signed(3),
+        ];
+        let mut ridges = vec![if sv > 0.0 {
+            Ridge::seeded(std::array::from_fn(|k| draw(10 + k as u64)), sv)
+        } else {
+            Ridge::STRAIGHT
+        }];
+        if sv > 0.0 && draw(20) < SPINE_SPLIT * sv {
+            // A second ridge beside the first, lower, with its own bend and summit.
+            let main = ridges[0];
+            let mut second = Ridge::seeded(std::array::from_fn(|k| draw(21 + k as u64)), sv);
+            let side = if draw(28) < 0.5 { -1.0 } else { 1.0 };
+            let gap = 0.28 + 0.15 * draw(29);
+            second.along = main.along;
+            second.origin = [
+                main.origin[0] + side * gap * main.along[1],
+                main.origin[1] - side * gap * main.along[0],
+            ];
+            second.height = 0.55 + 0.3 * draw(30);
+            ridges.push(second);
+        }
+        let mut shape = Shape {
             params: *p,
             base: SplitFbm::new(
                 seed.wrapping_add(BASE_SEED_OFFSET),
@@ -133,7 +298,41 @@ impl Shape {
                 BASE_FINE_OCTAVES,
             ),
             coast,
+            warp,
+            trench,
+            outline,
+            ridges,
+            spine_scale: 1.0,
+        };
+        if sv > 0.0 {
+            // The highest the spine stands anywhere (on a fixed grid of the normalised square,
+            // so the same at every MapSize): scaled so the summit stands as high as the
+            // original's, and every seed keeps a summit that reaches the curve's spike.
+            // The dome under the summit counts too: the original summit had the whole dome.
+            let steps = SPINE_PROBE;
+            let (highest, at) = (0..=steps)
+                .flat_map(|i| (0..=steps).map(move |j| (i, j)))
+                .map(|(i, j)| {
+                    let (u, v) = (i as f32 / steps as f32, j as f32 / steps as f32);
+                    (shape.spine(u, v), (u, v))
+                })
+                .fold((0.0f32, (0.5, 0.5)), |a, b| if b.0 > a.0 { b } else { a });
+            if highest > 0.0 {
+                let dome = shape.outline(at.0, at.1).1;
+                let wanted = SPINE_AMP + CORE_AMP * (1.0 - dome) + SUMMIT_MARGIN;
+                shape.spine_scale = (wanted / (SPINE_AMP * highest)).min(MAX_SPINE_SCALE);
+            }
         }
+        shape
+    }
+
+    /// The highest the mainland may stand at (u, v): the Trench, its inner edge wandering with
+    /// CoastVariation.
+    pub fn trench_cap(&self, u: f32, v: f32, sea: f32) -> f32 {
+        let wander = self.trench.as_ref().map_or(0.0, |t| {
+            self.params.coast_variation * TRENCH_WANDER * t.at(u, v)
+        });
+        trench_cap(u, v, sea) - TRENCH_WALL * wander.max(0.0)
     }
 
     /// The mainland's raw height at normalised (u, v): noise + spine − falloff, Trench-clamped.
@@ -147,23 +346,57 @@ impl Shape {
             let fade = smoothstep(DEEP_SEABED, DEEP_SEABED - DEEP_FADE, depth);
             coarse + fade * NOISE_AMP * self.base.fine_at(u, v)
         };
-        h.min(trench_cap(u, v, sea))
+        h.min(self.trench_cap(u, v, sea))
+    }
+
+    /// The outline's squircle distance at (u, v) (1 is near the coast) and the central dome.
+    fn outline(&self, u: f32, v: f32) -> (f32, f32) {
+        let p = &self.params;
+        let (cx, cy) = (2.0 * u - 1.0, 2.0 * v - 1.0);
+        let [sx, sy, ox, oy] = self.outline;
+        let (wx, wy) = match &self.warp {
+            Some([fx, fy]) => {
+                let a = p.coast_variation * OUTLINE_WARP;
+                (a * fx.at(u, v), a * fy.at(u, v))
+            }
+            None => (0.0, 0.0),
+        };
+        let dx = (cx - ox + wx) / (SHAPE_SCALE * p.axis_x * sx);
+        let dy = (cy - oy + wy) / (SHAPE_SCALE * p.axis_y * sy);
+        let (dx2, dy2) = (dx * dx, dy * dy);
+        let d = (dx2 * dx2 + dy2 * dy2).sqrt().sqrt() * (1.0 + COAST_WARP * self.coast.at(u, v));
+        (d, (1.0 - d * d).max(0.0))
+    }
+
+    /// The spine's height (before [`Shape::spine_scale`]) at (u, v).
+    fn spine(&self, u: f32, v: f32) -> f32 {
+        let (d, core) = self.outline(u, v);
+        self.spine_of(2.0 * u - 1.0, 2.0 * v - 1.0, d, core)
+    }
+
+    /// The spine at half-map position (cx, cy) whose outline distance is `d` and dome `core`.
+    /// The original spine rides the island's central dome; a seeded one may stand anywhere
+    /// inland, fading out towards the coast instead.
+    fn spine_of(&self, cx: f32, cy: f32, d: f32, core: f32) -> f32 {
+        let p = &self.params;
+        let width = SPINE_WIDTH * p.axis_x;
+        let ridges = self
+            .ridges
+            .iter()
+            .map(|r| r.at([cx, cy], width))
+            .reduce(|a, b| smooth_max(a, b, RIDGE_BLEND))
+            .unwrap_or(0.0);
+        let inland = smoothstep(SPINE_COAST_FADE[0], SPINE_COAST_FADE[1], d);
+        ridges * (core + p.spine_variation * (inland - core))
     }
 
     /// The mainland's height without the base noise's fine octaves (a few metres at most) and
     /// without the Trench: a smooth function of the normalised position alone, the same at every
     /// MapSize — what the town stage reads slopes from.
     pub fn smooth_height(&self, u: f32, v: f32, sea: f32) -> f32 {
-        let p = &self.params;
-        let cx = 2.0 * u - 1.0;
-        let cy = 2.0 * v - 1.0;
-        let dx = cx / (SHAPE_SCALE * p.axis_x);
-        let dy = cy / (SHAPE_SCALE * p.axis_y);
-        let (dx2, dy2) = (dx * dx, dy * dy);
-        let d = (dx2 * dx2 + dy2 * dy2).sqrt().sqrt() * (1.0 + COAST_WARP * self.coast.at(u, v));
-        let core = (1.0 - d * d).max(0.0);
-        let spine_x = (1.0 - smooth_abs(cx, SPINE_CREST) / (SPINE_WIDTH * p.axis_x)).max(0.0);
-        let spine = spine_x * spine_x * core;
+        // The outline: the squircle distance of the (seed-stretched, moved, warped) position.
+        let (d, core) = self.outline(u, v);
+        let spine = self.spine_scale * self.spine_of(2.0 * u - 1.0, 2.0 * v - 1.0, d, core);
         let falloff = (d - FALLOFF_START).max(0.0);
         sea + LAND_LIFT
             + NOISE_AMP * self.base.coarse_at(u, v)
