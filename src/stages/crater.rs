@@ -66,10 +66,16 @@ impl Crater {
     /// 1 ± [`MAX_WOBBLE`].
     #[inline]
     pub fn outline_factor(&self, x: usize, y: usize) -> f32 {
+        self.outline_factor_at(x as f32, y as f32)
+    }
+
+    /// [`Crater::outline_factor`] towards a point in pixel coordinates.
+    #[inline]
+    pub fn outline_factor_at(&self, x: f32, y: f32) -> f32 {
         if self.wobble == [[0.0; 2]; 4] {
             return 1.0;
         }
-        let theta = (y as f32 - self.center[1]).atan2(x as f32 - self.center[0]);
+        let theta = (y - self.center[1]).atan2(x - self.center[0]);
         1.0 + WOBBLE_WAVES
             .iter()
             .zip(&self.wobble)
@@ -81,7 +87,14 @@ impl Crater {
     /// direction: 1 on the crater's (irregular) edge.
     #[inline]
     pub fn relative_distance(&self, x: usize, y: usize) -> f32 {
-        self.distance(x, y) / (self.radius_px * self.outline_factor(x, y)).max(f32::EPSILON)
+        self.relative_distance_at(x as f32, y as f32)
+    }
+
+    /// [`Crater::relative_distance`] of a point in pixel coordinates.
+    #[inline]
+    pub fn relative_distance_at(&self, x: f32, y: f32) -> f32 {
+        let d = (x - self.center[0]).hypot(y - self.center[1]);
+        d / (self.radius_px * self.outline_factor_at(x, y)).max(f32::EPSILON)
     }
 }
 

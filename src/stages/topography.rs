@@ -78,6 +78,11 @@ const SPINE_COAST_FADE: [f32; 2] = [0.9, 0.38];
 /// is found, and the most it is scaled up to stand as high as the original.
 const SPINE_PROBE: usize = 128;
 const MAX_SPINE_SCALE: f32 = 2.0;
+/// The coarse land fraction a varied outline is held within (a little inside 30–50 %, which
+/// the pixel map's fine octaves, islets and crater then keep it in).
+const LAND_BAND: [f32; 2] = [0.34, 0.46];
+/// The most the land band may grow (or, inverted, shrink) the outline.
+const MAX_GROW: f32 = 1.35;
 /// Raw height a seeded summit gets beyond the original's, so the base noise at the summit
 /// cannot keep it under the curve's spike (K6).
 const SUMMIT_MARGIN: f32 = 0.06;
@@ -234,6 +239,8 @@ pub struct Shape {
     ridges: Vec<Ridge>,
     /// Scales a seeded spine so its highest point stands as high as the original's (1).
     spine_scale: f32,
+    /// Scale of the outline, so a varied outline keeps its land fraction in the band.
+    grow: f32,
 }
 
 impl Shape {
@@ -303,6 +310,7 @@ impl Shape {
             outline,
             ridges,
             spine_scale: 1.0,
+            grow: 1.0,
         };
         if sv > 0.0 {
             // The highest the spine stands anywhere (on a fixed grid of the normalised square,
@@ -323,7 +331,57 @@ impl Shape {
                 shape.spine_scale = (wanted / (SPINE_AMP * highest)).min(MAX_SPINE_SCALE);
             }
         }
+        if cv > 0.0 {
+            shape.grow = shape.land_band_grow();
+        }
         shape
+    }
+
+    /// Share of a fixed grid of the normalised square where the smooth island stands above sea
+    /// (inside the Trench): the land fraction before fine octaves, islets and the crater.
+    fn coarse_land(&self) -> f32 {
+        let steps = SPINE_PROBE;
+        let n = self.params.map_size;
+        let mut land = 0usize;
+        for i in 0..steps {
+            for j in 0..steps {
+                let (u, v) = (
+                    (i as f32 + 0.5) / steps as f32,
+                    (j as f32 + 0.5) / steps as f32,
+                );
+                let sea = self.params.sea.at(((v * n as f32) as usize).min(n - 1));
+                let h = self
+                    .smooth_height(u, v, sea)
+                    .min(self.trench_cap(u, v, sea));
+                land += usize::from(h >= sea);
+            }
+        }
+        land as f32 / (steps * steps) as f32
+    }
+
+    /// The outline scale that brings the coarse land fraction into [`LAND_BAND`], found by
+    /// bisection; 1 when it is inside already. Scaling the outline (not raising the land) keeps
+    /// the island's profile from coast to summit, and so its share of lowland.
+    fn land_band_grow(&mut self) -> f32 {
+        let share = self.coarse_land();
+        let target = share.clamp(LAND_BAND[0], LAND_BAND[1]);
+        if target == share {
+            return 1.0;
+        }
+        let (mut lo, mut hi) = if share < target {
+            (1.0, MAX_GROW)
+        } else {
+            (1.0 / MAX_GROW, 1.0)
+        };
+        for _ in 0..14 {
+            self.grow = 0.5 * (lo + hi);
+            if self.coarse_land() < target {
+                lo = self.grow;
+            } else {
+                hi = self.grow;
+            }
+        }
+        0.5 * (lo + hi)
     }
 
     /// The highest the mainland may stand at (u, v): the Trench, its inner edge wandering with
@@ -361,8 +419,8 @@ impl Shape {
             }
             None => (0.0, 0.0),
         };
-        let dx = (cx - ox + wx) / (SHAPE_SCALE * p.axis_x * sx);
-        let dy = (cy - oy + wy) / (SHAPE_SCALE * p.axis_y * sy);
+        let dx = (cx - ox + wx) / (SHAPE_SCALE * p.axis_x * sx * self.grow);
+        let dy = (cy - oy + wy) / (SHAPE_SCALE * p.axis_y * sy * self.grow);
         let (dx2, dy2) = (dx * dx, dy * dy);
         let d = (dx2 * dx2 + dy2 * dy2).sqrt().sqrt() * (1.0 + COAST_WARP * self.coast.at(u, v));
         (d, (1.0 - d * d).max(0.0))

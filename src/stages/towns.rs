@@ -26,7 +26,7 @@
 use ndarray::Array2;
 use serde::Serialize;
 
-use super::crater::Crater;
+use super::crater::{Crater, CARVE_FACTOR};
 use crate::blueprint::{Biome, Town, TownTier};
 use crate::grid::noise::smoothstep;
 
@@ -225,9 +225,14 @@ fn sites(inp: &TownInputs) -> Vec<Site> {
                 (j as f32 + 0.5) / SITES as f32,
             );
             let smooth = (inp.smooth)(u, v);
+            // The crater's bay is water on every map; the smooth terrain does not know it, so
+            // a site whose centre lies in the carve counts as water here, not only where its
+            // pixels happen to be.
+            let n = inp.water_ids.dim().0 as f32;
+            let in_bay = inp.crater.relative_distance_at(u * n, v * n) < CARVE_FACTOR;
             Site {
                 metres: smooth.metres,
-                biome: smooth.biome,
+                biome: smooth.biome.filter(|_| !in_bay),
                 slope: 0.0,
                 water_distance: 0.0,
             }
