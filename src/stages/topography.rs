@@ -33,8 +33,6 @@ pub const MOAT_NEAR: f32 = 0.05;
 pub const MOAT_FAR: f32 = 0.10;
 /// Distance from the map edge (fraction of MapSize) inside which no islet rises.
 pub const ISLET_EDGE: f32 = 0.07;
-/// Upper bound of the offshore islet density.
-pub const MAX_ISLET_DENSITY: f32 = 0.5;
 
 /// Seed offsets from the stage's noise seed, one per field.
 const BASE_SEED_OFFSET: i32 = 0;
@@ -135,7 +133,8 @@ pub struct TopographyParams {
     pub axis_x: f32,
     /// IslandAxisY (north–south proportion).
     pub axis_y: f32,
-    /// OffshoreIslandDensity: the islet field's fraction above threshold (0 disables).
+    /// OffshoreIslandDensity: the islet field's fraction above threshold, 0 ..= 0.5 (config
+    /// validation holds it there; 0 disables).
     pub islet_density: f32,
     /// SpineVariation, 0 ..= 1: 0 is the original straight central north–south spine.
     pub spine_variation: f32,
@@ -468,7 +467,7 @@ impl Shape {
 pub fn topography(shape: &Shape, on_column: &(dyn Fn() + Sync)) -> Topography {
     let p = &shape.params;
     let n = p.map_size;
-    let density = p.islet_density.clamp(0.0, MAX_ISLET_DENSITY);
+    let density = p.islet_density;
     let islets = (density > 0.0).then(|| {
         let field = Fbm::new(
             crate::seed::noise_seed(p.seed, "topography").wrapping_add(ISLET_SEED_OFFSET),
