@@ -12,7 +12,18 @@
 //! - **The Trench.** Within [`TRENCH_WIDTH`] of any map edge the height is clamped under sea
 //!   level, deepening towards the edge: land never reaches the border and the island is clamped
 //!   at about 90 % of the map width.
-//! - **A rounded spine.** The spine's crest is built from [`smooth_abs`]: no slope discontinuity.
+//! - **A rounded spine.** The spine's crest is built from [`smooth_abs`], and two ridges meet
+//!   through a C¹ smooth maximum: no slope discontinuity.
+//! - **Every seed its own island** (SpineVariation, CoastVariation, 0 ..= 1). The spine's axis is
+//!   a seeded curve — off centre, turned from north–south, bent, its height peaking at a seeded
+//!   place along it, on some seeds with a second lower ridge beside it — scaled on a fixed probe
+//!   grid so every seed's summit stands as high as the original's. The outline's squircle is
+//!   stretched, moved and domain-warped by low-frequency fields (capes, bays, lopsided and
+//!   crescent islands), then scaled until the smooth island's land share on that grid is
+//!   within [`LAND_BAND`]; the Trench's inner edge wanders inward only. At 0 / 0 every term is
+//!   the original's: the original shapes (`scripts/variety.sh` prints the same figures).
+//! - **The same island at every MapSize.** Every seeded choice is a function of the seed and the
+//!   normalised position, probed on fixed grids, never of the pixel grid.
 //! - **Islets by construction.** The islet lift acts only where the mainland's own height is at
 //!   least [`MOAT_NEAR`] under sea (a depth moat) and at least [`ISLET_EDGE`] from the map edge
 //!   (out of the Trench). Its threshold is the (1 − density)-quantile of the islet field's own
