@@ -7,7 +7,7 @@
 #   scripts/fuzz.sh seeds              rebuild the seed corpora from the project's own files
 #   scripts/fuzz.sh run TARGET [SECS] [RUNS]   fuzz one target (default 1800 s / 10 M runs)
 #   scripts/fuzz.sh smoke [SECS]       every target for SECS seconds (default 10)
-#   scripts/fuzz.sh cmin TARGET        minimise a target's corpus in place
+#   scripts/fuzz.sh cmin TARGET        fold a run's finds into fuzz/corpus/TARGET, minimised
 #
 # Caps: no single allocation over 1 GiB (-malloc_limit_mb), no process over 2.5 GiB
 # (-rss_limit_mb), no input slower than 10 s (-timeout). A finding lands in
@@ -49,8 +49,11 @@ case ${1:-} in
   run) shift; run "$@" ;;
   smoke)
     for t in $TARGETS; do run "$t" "${2:-10}"; done ;;
-  cmin)
+  cmin) # fold a run's finds (target/fuzz-corpus/TARGET) into the committed corpus, minimised
     install
+    if [ -d "target/fuzz-corpus/$2" ]; then
+      find "target/fuzz-corpus/$2" -type f -exec cp -n -t "fuzz/corpus/$2" {} +
+    fi
     cargo +nightly fuzz cmin "$2" "fuzz/corpus/$2" -- -max_len="$(max_len "$2")" ;;
   *) sed -n '2,18p' "$0"; exit 2 ;;
 esac

@@ -93,7 +93,7 @@ pub fn biomes(inp: &BiomeInputs, on_column: &(dyn Fn() + Sync)) -> Array2<Biome>
                     Water::Dry => {
                         let a = inp.heights[[x, y]] - inp.sea.at(y);
                         let v = normalised(y, h);
-                        let in_crater = inp.crater.relative_distance(x, y) < 1.0;
+                        let in_crater = inp.crater.within(x, y, 1.0);
                         inp.zoning.land(a, u, v, in_crater)
                     }
                 };

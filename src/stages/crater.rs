@@ -96,6 +96,20 @@ impl Crater {
         let d = (x - self.center[0]).hypot(y - self.center[1]);
         d / (self.radius_px * self.outline_factor_at(x, y)).max(f32::EPSILON)
     }
+
+    /// Whether (x, y) lies inside the outline scaled by `factor` (1 = the crater's edge). Far
+    /// from the edge the plain distance decides, without the outline's trigonometry.
+    #[inline]
+    pub fn within(&self, x: usize, y: usize, factor: f32) -> bool {
+        let d = self.distance(x, y) / (self.radius_px * factor).max(f32::EPSILON);
+        if d >= 1.0 + MAX_WOBBLE {
+            false
+        } else if d < 1.0 - MAX_WOBBLE {
+            true
+        } else {
+            self.relative_distance(x, y) < factor
+        }
+    }
 }
 
 /// Outline harmonics from four uniform draw pairs, scaled by `irregularity` (0 = a circle).
@@ -135,6 +149,10 @@ impl Rim {
     #[inline]
     pub fn metres(&self, x: usize, y: usize, above_m: f32) -> f32 {
         if self.height_m <= 0.0 || above_m <= 0.0 {
+            return 0.0;
+        }
+        // Beyond four outline radii the rim adds nothing; the plain distance says so cheaply.
+        if self.crater.distance(x, y) > 4.0 * (1.0 + MAX_WOBBLE) * self.crater.radius_px {
             return 0.0;
         }
         let rho = self.crater.relative_distance(x, y);

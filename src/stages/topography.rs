@@ -251,6 +251,10 @@ pub struct Shape {
     spine_scale: f32,
     /// Scale of the outline, so a varied outline keeps its land fraction in the band.
     grow: f32,
+    /// With variation on, the whole smooth island (height above sea without the fine octaves:
+    /// a smooth function of the normalised position) read from a lattice per pixel instead of
+    /// its warp fields and the spine's trigonometry; `None` for the original, computed exactly.
+    smooth_field: Option<Lattice>,
 }
 
 impl Shape {
@@ -321,6 +325,7 @@ impl Shape {
             ridges,
             spine_scale: 1.0,
             grow: 1.0,
+            smooth_field: None,
         };
         if sv > 0.0 {
             // The highest the spine stands anywhere (on a fixed grid of the normalised square,
@@ -343,6 +348,10 @@ impl Shape {
         }
         if cv > 0.0 {
             shape.grow = shape.land_band_grow();
+        }
+        if sv > 0.0 || cv > 0.0 {
+            let field = Lattice::sample(|u, v| shape.smooth_above_sea(u, v));
+            shape.smooth_field = Some(field);
         }
         shape
     }
@@ -397,10 +406,15 @@ impl Shape {
     /// The highest the mainland may stand at (u, v): the Trench, its inner edge wandering with
     /// CoastVariation.
     pub fn trench_cap(&self, u: f32, v: f32, sea: f32) -> f32 {
+        let cap = trench_cap(u, v, sea);
+        // Far inland the cap stands above any height: no need to read the wander field there.
+        if cap > sea + 2.0 {
+            return cap;
+        }
         let wander = self.trench.as_ref().map_or(0.0, |t| {
             self.params.coast_variation * TRENCH_WANDER * t.at(u, v)
         });
-        trench_cap(u, v, sea) - TRENCH_WALL * wander.max(0.0)
+        cap - TRENCH_WALL * wander.max(0.0)
     }
 
     /// The mainland's raw height at normalised (u, v): noise + spine − falloff, Trench-clamped.
@@ -462,14 +476,19 @@ impl Shape {
     /// without the Trench: a smooth function of the normalised position alone, the same at every
     /// MapSize — what the town stage reads slopes from.
     pub fn smooth_height(&self, u: f32, v: f32, sea: f32) -> f32 {
+        match &self.smooth_field {
+            Some(field) => sea + field.at_cubic(u, v),
+            None => sea + self.smooth_above_sea(u, v),
+        }
+    }
+
+    /// [`Shape::smooth_height`] above sea, computed from its parts.
+    fn smooth_above_sea(&self, u: f32, v: f32) -> f32 {
         // The outline: the squircle distance of the (seed-stretched, moved, warped) position.
         let (d, core) = self.outline(u, v);
         let spine = self.spine_scale * self.spine_of(2.0 * u - 1.0, 2.0 * v - 1.0, d, core);
         let falloff = (d - FALLOFF_START).max(0.0);
-        sea + LAND_LIFT
-            + NOISE_AMP * self.base.coarse_at(u, v)
-            + CORE_AMP * core
-            + SPINE_AMP * spine
+        LAND_LIFT + NOISE_AMP * self.base.coarse_at(u, v) + CORE_AMP * core + SPINE_AMP * spine
             - FALLOFF_AMP * falloff * falloff
     }
 }
