@@ -7,6 +7,16 @@ use std::path::{Path, PathBuf};
 
 use islagen::formats::starmade::{self, region, Blueprint, Rule};
 
+/// Seed 42's world at `size`, roads skipped: what the export tests voxelise.
+fn world_42(size: u32) -> islagen::pipeline::World {
+    let mut c = islagen::config::Config::from_json("{}", "defaults")
+        .unwrap()
+        .config;
+    c.map_size = size;
+    c.skip_roads = true;
+    islagen::pipeline::generate(&c, 42, &islagen::progress::Progress::hidden()).unwrap()
+}
+
 fn vectors() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/starmade");
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -205,13 +215,7 @@ fn hostile_files_get_typed_errors() {
 #[test]
 fn an_exported_island_reads_back_and_its_columns_follow_the_heights() {
     use islagen::formats::starmade::export::{ids, island, Entity};
-    let mut c = islagen::config::Config::from_json("{}", "defaults")
-        .unwrap()
-        .config;
-    c.map_size = 1024;
-    c.skip_roads = true;
-    let world =
-        islagen::pipeline::generate(&c, 42, &islagen::progress::Progress::hidden()).unwrap();
+    let world = world_42(1024);
     let v = island(&world.blueprint, 128, Entity::Asteroid, "Island_Seed_42").unwrap();
     assert_eq!(v.blueprint.header.entity_type, 3);
     let dir = tempfile::tempdir().unwrap();
@@ -349,13 +353,7 @@ fn meta_files_and_v3_headers_rewrite_byte_for_byte() {
 #[test]
 fn hostile_heights_cannot_make_an_export_taller_than_it_is_wide() {
     use islagen::formats::starmade::export::{island, Entity};
-    let mut c = islagen::config::Config::from_json("{}", "defaults")
-        .unwrap()
-        .config;
-    c.map_size = 256;
-    c.skip_roads = true;
-    let world =
-        islagen::pipeline::generate(&c, 42, &islagen::progress::Progress::hidden()).unwrap();
+    let world = world_42(256);
     for bad in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e30, -1e30] {
         let mut bp = world.blueprint.clone();
         bp.heights.iter_mut().step_by(3).for_each(|h| *h = bad);
@@ -630,13 +628,7 @@ fn every_exported_entity_matches_the_vectors_field_by_field() {
     use islagen::formats::starmade::export::{ids, island, Entity};
     use islagen::formats::starmade::header::{bounding_box, default_classification, entity};
     use islagen::formats::starmade::meta::CHUNK32_VERSION;
-    let mut c = islagen::config::Config::from_json("{}", "defaults")
-        .unwrap()
-        .config;
-    c.map_size = 256;
-    c.skip_roads = true;
-    let world =
-        islagen::pipeline::generate(&c, 42, &islagen::progress::Progress::hidden()).unwrap();
+    let world = world_42(256);
     let station = vector("B_Block_Station");
     let v3_metas: std::collections::BTreeSet<i32> = all_vectors()
         .iter()
