@@ -43,6 +43,11 @@ pub fn item_hash(resolved: i32, stage: &str, i: u64) -> u64 {
     splitmix64(stage_seed(resolved, stage) ^ i)
 }
 
+/// A uniform draw in [0, 1) for item `i` of `stage` (24 bits of [`item_hash`]).
+pub fn item_unit(resolved: i32, stage: &str, i: u64) -> f32 {
+    (item_hash(resolved, stage, i) >> 40) as f32 / (1u64 << 24) as f32
+}
+
 /// A uniform draw in [0, 1) for `stage`, from its stage seed (53 bits).
 pub fn unit_draw(resolved: i32, stage: &str) -> f64 {
     (stage_seed(resolved, stage) >> 11) as f64 / (1u64 << 53) as f64

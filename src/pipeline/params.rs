@@ -42,7 +42,7 @@ pub fn crater_radius_px(config: &Config) -> f32 {
 
 /// The crater outline's harmonics: irregular with CoastVariation, a circle without.
 pub fn crater_wobble(config: &Config, seed: i32) -> [[f32; 2]; 4] {
-    let draw = |i: u64| (seed::item_hash(seed, "crater", i) >> 40) as f32 / (1u64 << 24) as f32;
+    let draw = |i: u64| seed::item_unit(seed, "crater", i);
     crater::wobble(
         std::array::from_fn(|k| [draw(2 * k as u64 + 1), draw(2 * k as u64 + 2)]),
         config.coast_variation,

@@ -281,9 +281,7 @@ impl Shape {
             ]
         });
         let trench = (cv > 0.0).then(|| field(TRENCH_SEED_OFFSET, TRENCH_FREQUENCY, 2));
-        let draw = |i: u64| {
-            (crate::seed::item_hash(p.seed, "topography", i) >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let draw = |i: u64| crate::seed::item_unit(p.seed, "topography", i);
         let signed = |i: u64| 2.0 * draw(i) - 1.0;
         let outline = [
             1.0 + cv * AXIS_JITTER * signed(0),

@@ -211,8 +211,7 @@ pub fn spacing(tier: TownTier) -> f32 {
 
 /// A seed-drawn jitter in [0, 1) for a site and tier (splitmix of the three).
 fn jitter(seed: i32, tier: usize, site: usize) -> f32 {
-    let z = crate::seed::item_hash(seed, "towns", (tier as u64) << 24 ^ site as u64);
-    (z >> 40) as f32 / (1u64 << 24) as f32
+    crate::seed::item_unit(seed, "towns", (tier as u64) << 24 ^ site as u64)
 }
 
 /// The site grid on the smooth terrain.
