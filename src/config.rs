@@ -61,6 +61,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "SpineVariation",
     "CoastVariation",
     "CraterRim",
+    "FineRelief",
 ];
 
 /// The known key an unknown one was most likely meant to be: the same key in another case, or
@@ -125,6 +126,7 @@ pub struct RawConfig {
     pub spine_variation: Option<f64>,
     pub coast_variation: Option<f64>,
     pub crater_rim: Option<f64>,
+    pub fine_relief: Option<f64>,
     /// Every key islagen does not know, kept so it can be listed.
     #[serde(flatten)]
     pub unknown: BTreeMap<String, serde_json::Value>,
@@ -241,6 +243,9 @@ pub struct Config {
     pub coast_variation: f32,
     /// Height of the crater's raised rim above the surrounding land, metres (0 = no rim).
     pub crater_rim_m: f32,
+    /// The fine relief below the island noise's last octave, a multiplier on the continuation
+    /// of its power law (1 = the noise's own law, 0 = none), 0 ..= 4.
+    pub fine_relief: f32,
 }
 
 impl Default for Config {
@@ -283,6 +288,7 @@ impl Default for Config {
             spine_variation: 1.0,
             coast_variation: 1.0,
             crater_rim_m: 50.0,
+            fine_relief: 1.0,
         }
     }
 }
@@ -629,6 +635,7 @@ impl Config {
                 1.0,
             ),
             crater_rim_m: v.float("CraterRim", raw.crater_rim, d.crater_rim_m, 0.0, 120.0),
+            fine_relief: v.float("FineRelief", raw.fine_relief, d.fine_relief, 0.0, 4.0),
         };
         Ok(LoadedConfig {
             config,

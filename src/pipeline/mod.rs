@@ -40,6 +40,7 @@ use crate::stages::erosion::{erode, ErosionError, ErosionStats, Schedule};
 use crate::stages::mainland::{count_components, mainland_fill, Mainland};
 use crate::stages::roads::{roads, CostGrid, RoadNetwork, RoadReport};
 use crate::stages::sea::{classify_water, SeaLevel, Water};
+use crate::stages::texture::Texture;
 use crate::stages::topography::{topography, Shape};
 use crate::stages::towns::{towns, SmoothSite, TownInputs, TownStats};
 use crate::stages::water_bodies::{water_bodies, WaterBodies, WaterBodyError};
@@ -276,9 +277,14 @@ fn elevate(
         .then(|| Curve::new(BALANCED, seed, max_above_sea, sea.at(n / 2)));
     let detail = (curve.is_some() && config.terrain_detail == TerrainDetail::V1)
         .then(|| Detail::new(params::detail(config), seed));
+    let texture = curve
+        .is_some()
+        .then(|| Texture::new(&params::texture(config, seed)))
+        .flatten();
     let passes = ElevationPasses {
         curve: curve.as_ref(),
         detail: detail.as_ref(),
+        texture: texture.as_ref(),
         shelf: params::shelf(config),
         rim: params::rim(config, &island.crater),
     };

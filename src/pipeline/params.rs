@@ -10,6 +10,7 @@ use crate::stages::detail::{self, DetailParams};
 use crate::stages::elevation::Shelf;
 use crate::stages::erosion::{CraterMode, ErosionParams};
 use crate::stages::sea::{SeaLevel, SeaModel};
+use crate::stages::texture::TextureParams;
 use crate::stages::topography::TopographyParams;
 
 /// The sea level of `config` at its MapSize.
@@ -64,6 +65,15 @@ pub fn detail(config: &Config) -> DetailParams {
         config.shelf_edge_variation_m,
         BALANCED.edge_max_shift_m(),
     )
+}
+
+/// The fine relief's dials (FineRelief).
+pub fn texture(config: &Config, seed: i32) -> TextureParams {
+    TextureParams {
+        seed,
+        map_size: config.map_size as usize,
+        amplitude: config.fine_relief,
+    }
 }
 
 /// The seabed treatment.

@@ -1,11 +1,14 @@
 //! Elevation: the exported heights (HGTS), made from the raw classify heights pixel by
 //! pixel — the height curve and its detail passes above sea, the coast shelf below it.
 //!
-//! The crater's rim ([`Rim`]) adds metres to land only, tapering to nothing at the shore.
+//! The crater's rim ([`Rim`]) adds metres to land only, tapering to nothing at the shore. The fine
+//! relief ([`Texture`]) rides on the height above sea before the curve, as further octaves of the
+//! island's noise, and cannot take land to the waterline.
 //!
 //! Guarantees: every pass is pointwise and keeps the pixel's side of the waterline, so a pixel
 //! is under sea in the elevation map exactly when it is under sea in the raw map; with the curve
-//! off the land is the raw profile; the detail passes need the curve and are ignored without it.
+//! off the land is the raw profile; the detail passes and the fine relief need the curve and are
+//! ignored without it.
 
 use ndarray::Array2;
 use rayon::prelude::*;
@@ -15,6 +18,7 @@ use super::crater::Rim;
 use super::curve::Curve;
 use super::detail::Detail;
 use super::sea::SeaLevel;
+use super::texture::Texture;
 use crate::grid::noise::normalised;
 use crate::units::{HEIGHT_CAP_M, METRES_PER_RAW};
 
@@ -34,6 +38,8 @@ pub struct ElevationPasses<'a> {
     pub curve: Option<&'a Curve>,
     /// The detail passes, if TerrainDetail is on (needs the curve).
     pub detail: Option<&'a Detail>,
+    /// The fine relief, added to the height above sea before the curve (needs the curve).
+    pub texture: Option<&'a Texture>,
     /// The seabed.
     pub shelf: Shelf,
     /// The crater's raised rim and apron, metres added to land (none without CraterRim).
@@ -68,6 +74,7 @@ pub fn elevation(
                     if a <= 0.0 {
                         z
                     } else {
+                        let a = passes.texture.map_or(a, |t| t.raise(a, x, y));
                         let v = normalised(y, h);
                         let col = curve.column(u, v);
                         let m = match passes.detail {

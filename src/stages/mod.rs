@@ -15,6 +15,7 @@ pub mod erosion;
 pub mod mainland;
 pub mod roads;
 pub mod sea;
+pub mod texture;
 pub mod topography;
 pub mod towns;
 pub mod water_bodies;
