@@ -9,6 +9,14 @@
 //! the coldest mountain is Snow. Lowland splits into Forest and Grassland by a low-frequency
 //! moisture field.
 //!
+//! Edges: the moisture and the temperature each get a fine, many-octave perturbation
+//! ([`EDGE_MOISTURE`], [`EDGE_TEMPERATURE`]) before their thresholds, so forest edges and the
+//! snow line fray into natural, noisy boundaries at high resolution instead of smooth blobs and
+//! contours. The rules are unchanged — the same thresholds on the same quantities — and the
+//! perturbation is read only where it can flip the result (within its amplitude of the
+//! threshold). Every field is a function of the normalised position, so the edges are the same at
+//! every MapSize, as fine as its pixels show them.
+//!
 //! Guarantees: a pixel is Ocean / Lake exactly when the water classification says so (the two
 //! never disagree); Crater marks the land within the crater radius; Dirt is never produced — it
 //! is the palette's fallback for out-of-range values.
@@ -35,11 +43,22 @@ const LATITUDE_COOLING: f32 = 0.35;
 const ELEVATION_COOLING: f32 = 0.75;
 /// Mountains colder than this are Snow.
 const SNOW_TEMPERATURE: f32 = 0.10;
+/// The edge perturbations' largest magnitude: moisture units, temperature units.
+pub const EDGE_MOISTURE: f32 = 0.20;
+/// See [`EDGE_MOISTURE`].
+pub const EDGE_TEMPERATURE: f32 = 0.05;
+/// Edge fields: first-octave frequency (undulations per island width) and octaves — down to
+/// wavelengths of ~40 m, which a 512 map still nearly resolves.
+const EDGE_FREQ_ISLANDS: f32 = 20.0;
+const EDGE_OCTAVES: i32 = 5;
+const EDGE_SEED_OFFSETS: [i32; 2] = [8_202, 8_303];
 
 /// The zoning rules of one seed: the height bands and the moisture field.
 pub struct Zoning {
     knots: [f32; 6],
     moisture: Lattice,
+    /// Moisture and temperature edge perturbations, in about [−1, 1].
+    edges: [Fbm; 2],
 }
 
 impl Zoning {
@@ -51,15 +70,68 @@ impl Zoning {
             MOISTURE_FREQ_ISLANDS / ISLAND_WIDTH,
             MOISTURE_OCTAVES,
         );
+        let edge = |offset: i32| {
+            Fbm::new(
+                crate::seed::noise_seed(seed, "biomes").wrapping_add(offset),
+                EDGE_FREQ_ISLANDS / ISLAND_WIDTH,
+                EDGE_OCTAVES,
+            )
+        };
         Zoning {
             knots: knots.map(|k| k - SEA_REF),
             moisture: Lattice::sample(move |u, v| f.at(u, v)),
+            edges: EDGE_SEED_OFFSETS.map(edge),
         }
     }
 
     /// The biome of a land pixel `a` raw above sea at normalised (u, v).
     pub fn land(&self, a: f32, u: f32, v: f32, in_crater: bool) -> Biome {
-        land(a, u, v, &self.knots, &self.moisture, in_crater)
+        if in_crater {
+            return Biome::Crater;
+        }
+        if a < BEACH_BAND {
+            return Biome::Beach;
+        }
+        let k = &self.knots;
+        if a >= k[5] {
+            let temperature = 1.0 - LATITUDE_COOLING * (1.0 - v) - ELEVATION_COOLING * a;
+            let t = self.frayed(temperature, SNOW_TEMPERATURE, EDGE_TEMPERATURE, 1, u, v);
+            return if t < SNOW_TEMPERATURE {
+                Biome::Snow
+            } else {
+                Biome::Mountain
+            };
+        }
+        if a >= k[3] {
+            return Biome::Plateau;
+        }
+        if a >= k[1] {
+            return Biome::Foothills;
+        }
+        let m = self.frayed(
+            self.moisture.at(u, v),
+            FOREST_MOISTURE,
+            EDGE_MOISTURE,
+            0,
+            u,
+            v,
+        );
+        if m > FOREST_MOISTURE {
+            Biome::Forest
+        } else {
+            Biome::Grassland
+        }
+    }
+
+    /// `value` with edge field `field`'s perturbation of up to `amp` added — read only within
+    /// `amp` of `threshold`, where it can change which side of the threshold `value` is on.
+    #[inline]
+    fn frayed(&self, value: f32, threshold: f32, amp: f32, field: usize, u: f32, v: f32) -> f32 {
+        if (value - threshold).abs() >= amp {
+            value
+        } else {
+            value + amp * self.edges[field].at(u, v).clamp(-1.0, 1.0)
+        }
     }
 }
 
@@ -103,31 +175,55 @@ pub fn biomes(inp: &BiomeInputs, on_column: &(dyn Fn() + Sync)) -> Array2<Biome>
     out
 }
 
-/// The biome of a land pixel `a` raw above sea at normalised (u, v).
-fn land(a: f32, u: f32, v: f32, k: &[f32; 6], moisture: &Lattice, in_crater: bool) -> Biome {
-    if in_crater {
-        return Biome::Crater;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lowland forest over a 1024² grid of the normalised square: with the edge perturbation
+    /// (as classified) and without (the moisture threshold alone).
+    fn forest(zoning: &Zoning, frayed: bool) -> Vec<bool> {
+        let n = 1024;
+        let a = (BEACH_BAND + zoning.knots[1]) / 2.0;
+        (0..n * n)
+            .map(|i| {
+                let (u, v) = (normalised(i / n, n), normalised(i % n, n));
+                match frayed {
+                    true => zoning.land(a, u, v, false) == Biome::Forest,
+                    false => zoning.moisture.at(u, v) > FOREST_MOISTURE,
+                }
+            })
+            .collect()
     }
-    if a < BEACH_BAND {
-        return Biome::Beach;
+
+    fn boundary(mask: &[bool]) -> usize {
+        let n = 1024;
+        (0..n * n)
+            .filter(|&i| {
+                (i % n + 1 < n && mask[i] != mask[i + 1])
+                    || (i + n < n * n && mask[i] != mask[i + n])
+            })
+            .count()
     }
-    if a >= k[5] {
-        let temperature = 1.0 - LATITUDE_COOLING * (1.0 - v) - ELEVATION_COOLING * a;
-        return if temperature < SNOW_TEMPERATURE {
-            Biome::Snow
-        } else {
-            Biome::Mountain
-        };
-    }
-    if a >= k[3] {
-        return Biome::Plateau;
-    }
-    if a >= k[1] {
-        return Biome::Foothills;
-    }
-    if moisture.at(u, v) > FOREST_MOISTURE {
-        Biome::Forest
-    } else {
-        Biome::Grassland
+
+    /// The forest edge frays (its boundary grows markedly longer) while the forest's share of
+    /// the lowland stays what the moisture rule makes it.
+    #[test]
+    fn forest_edges_fray_without_changing_the_share() {
+        for seed in [1, 42, 7] {
+            let zoning = Zoning::new(seed, crate::stages::curve::BALANCED.knots);
+            let (smooth, frayed) = (forest(&zoning, false), forest(&zoning, true));
+            let share = |m: &[bool]| m.iter().filter(|f| **f).count() as f64 / m.len() as f64;
+            let (s, f) = (share(&smooth), share(&frayed));
+            let (bs, bf) = (boundary(&smooth), boundary(&frayed));
+            eprintln!("seed {seed}: forest share {s:.4} → {f:.4}, boundary {bs} → {bf}");
+            assert!(
+                (s - f).abs() < 0.02,
+                "seed {seed}: forest share {s:.3} → {f:.3}"
+            );
+            assert!(
+                bf as f64 > 1.25 * bs as f64,
+                "seed {seed}: boundary {bs} → {bf}"
+            );
+        }
     }
 }
