@@ -48,8 +48,8 @@ fn stages(c: &mut Criterion) {
             basin_stats(&world.blueprint.heights, &filled)
         })
     });
-    let mut dials = islagen::pipeline::params::erosion(&config.erosion, SEED);
-    dials.droplet_count = 20_000;
+    let mut dials = islagen::pipeline::params::erosion(&config.erosion, SEED, config.map_size);
+    dials.droplets = islagen::stages::erosion::Droplets::Count(20_000);
     group.bench_function("erosion_20k_droplets", |b| {
         b.iter(|| {
             let mut h = world.blueprint.heights.clone();

@@ -49,7 +49,7 @@ fn main() -> anyhow::Result<()> {
         let mut h = before.clone();
         let mut e = config.erosion;
         e.seed_offset += reseed;
-        let dials = islagen::pipeline::params::erosion(&e, seed);
+        let dials = islagen::pipeline::params::erosion(&e, seed, size);
         let t = Instant::now();
         let stats = erode(&mut h, &world.sea, &world.crater, &dials, schedule, &|| {})?;
         let secs = t.elapsed().as_secs_f64();

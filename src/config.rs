@@ -38,6 +38,9 @@ pub const KNOWN_KEYS: &[&str] = &[
     "ShelfEdgeVariation",
     "Erosion",
     "ErosionDropletCount",
+    "ErosionDropletDensity",
+    "ErosionDropletDistance",
+    "ErosionBrushSize",
     "ErosionDropletLifetime",
     "ErosionCarveCap",
     "ErosionDepositCap",
@@ -103,6 +106,9 @@ pub struct RawConfig {
     pub shelf_edge_variation: Option<f64>,
     pub erosion: Option<String>,
     pub erosion_droplet_count: Option<i64>,
+    pub erosion_droplet_density: Option<f64>,
+    pub erosion_droplet_distance: Option<f64>,
+    pub erosion_brush_size: Option<f64>,
     pub erosion_droplet_lifetime: Option<i64>,
     pub erosion_carve_cap: Option<f64>,
     pub erosion_deposit_cap: Option<f64>,
@@ -177,17 +183,50 @@ pub enum CraterErosionMode {
     Feather,
 }
 
+/// How many droplets erosion runs.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum DropletBudget {
+    /// ErosionDropletDensity: droplets per km² of land, the same erosion at every MapSize.
+    PerLandKm2(f32),
+    /// ErosionDropletCount (the original's dial): droplets drawn over the whole map, whatever
+    /// its size, those landing in water stopping at once.
+    Count(i32),
+}
+
+/// A droplet's reach or brush: metres (the scale-invariant dials) or cells of the map (the
+/// original's, honoured when given: their distance depends on the MapSize).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum ErosionLength {
+    /// Metres of world.
+    Metres(f32),
+    /// Pixels of the map being generated.
+    Cells(i32),
+}
+
+impl ErosionLength {
+    /// Metres at `map_size`.
+    pub fn metres(self, map_size: u32) -> f32 {
+        match self {
+            ErosionLength::Metres(m) => m,
+            ErosionLength::Cells(c) => c as f32 * crate::units::metres_per_px(map_size as usize),
+        }
+    }
+}
+
 /// Droplet erosion dials, as applied.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[allow(missing_docs)]
 pub struct ErosionConfig {
     /// Erosion "v1" (true) or "off".
     pub enabled: bool,
-    pub droplet_count: i32,
-    pub lifetime: i32,
+    /// How many droplets run.
+    pub droplets: DropletBudget,
+    /// How far a droplet may travel.
+    pub lifetime: ErosionLength,
     pub carve_cap_m: f32,
     pub deposit_cap_m: f32,
-    pub brush_radius: i32,
+    /// The erode/deposit brush's radius.
+    pub brush: ErosionLength,
     pub seed_offset: i32,
     pub sea_margin_m: f32,
     pub inertia: f32,
@@ -263,11 +302,11 @@ impl Default for Config {
             shelf_edge_variation_m: 12.0,
             erosion: ErosionConfig {
                 enabled: false,
-                droplet_count: 250_000,
-                lifetime: 384,
+                droplets: DropletBudget::PerLandKm2(DEFAULT_DROPLETS_PER_KM2),
+                lifetime: ErosionLength::Metres(1536.0),
                 carve_cap_m: 15.0,
                 deposit_cap_m: 6.0,
-                brush_radius: 3,
+                brush: ErosionLength::Metres(12.0),
                 seed_offset: 1709,
                 sea_margin_m: 0.5,
                 inertia: 0.35,
@@ -457,6 +496,7 @@ impl Config {
             crater_core,
             3.0,
         );
+        let (droplets, lifetime, brush) = erosion_budget(&mut v, &raw, &e);
         let config = Config {
             map_size,
             world_seed,
@@ -502,20 +542,8 @@ impl Config {
             ),
             erosion: ErosionConfig {
                 enabled: erosion == "v1",
-                droplet_count: v.int(
-                    "ErosionDropletCount",
-                    raw.erosion_droplet_count,
-                    e.droplet_count.into(),
-                    1_000,
-                    20_000_000,
-                ) as i32,
-                lifetime: v.int(
-                    "ErosionDropletLifetime",
-                    raw.erosion_droplet_lifetime,
-                    e.lifetime.into(),
-                    8,
-                    4096,
-                ) as i32,
+                droplets,
+                lifetime,
                 carve_cap_m: v.float(
                     "ErosionCarveCap",
                     raw.erosion_carve_cap,
@@ -530,13 +558,7 @@ impl Config {
                     0.0,
                     30.0,
                 ),
-                brush_radius: v.int(
-                    "ErosionBrushRadius",
-                    raw.erosion_brush_radius,
-                    e.brush_radius.into(),
-                    1,
-                    8,
-                ) as i32,
+                brush,
                 seed_offset: v.int(
                     "ErosionSeedOffset",
                     raw.erosion_seed_offset,
@@ -684,11 +706,113 @@ fn choice(
     })
 }
 
+/// The default droplet density, droplets per km² of land.
+pub const DEFAULT_DROPLETS_PER_KM2: f32 = 1_500.0;
+
+/// One erosion length's two keys: the original's in map cells and the scale-invariant one in
+/// metres, with their bounds.
+struct LengthKeys {
+    cells_key: &'static str,
+    cells: Option<i64>,
+    cell_bounds: (i64, i64),
+    metres_key: &'static str,
+    metres: Option<f64>,
+    metre_bounds: (f32, f32),
+}
+
+impl LengthKeys {
+    fn resolve(&self, v: &mut Validator, default: ErosionLength) -> ErosionLength {
+        let cells = v.superseded(self.metres_key, self.metres, self.cells_key, self.cells);
+        match (cells, default) {
+            (Some(c), _) => {
+                let (lo, hi) = self.cell_bounds;
+                ErosionLength::Cells(v.int(self.cells_key, Some(c), 0, lo, hi) as i32)
+            }
+            (None, ErosionLength::Metres(m)) => {
+                let (lo, hi) = self.metre_bounds;
+                ErosionLength::Metres(v.float(self.metres_key, self.metres, m, lo, hi))
+            }
+            (None, cells) => cells,
+        }
+    }
+}
+
+/// The erosion budget and lengths: the scale-invariant keys (a density, metres) by default; the
+/// original's per-map keys (a count, cells) honoured when given — unless the scale-invariant key
+/// is given too, which wins (with a warning).
+fn erosion_budget(
+    v: &mut Validator,
+    raw: &RawConfig,
+    e: &ErosionConfig,
+) -> (DropletBudget, ErosionLength, ErosionLength) {
+    let count = v.superseded(
+        "ErosionDropletDensity",
+        raw.erosion_droplet_density,
+        "ErosionDropletCount",
+        raw.erosion_droplet_count,
+    );
+    let droplets = match (count, e.droplets) {
+        (Some(c), _) => {
+            DropletBudget::Count(v.int("ErosionDropletCount", Some(c), 0, 1_000, 20_000_000) as i32)
+        }
+        (None, DropletBudget::PerLandKm2(d)) => DropletBudget::PerLandKm2(v.float(
+            "ErosionDropletDensity",
+            raw.erosion_droplet_density,
+            d,
+            10.0,
+            1_000_000.0,
+        )),
+        (None, count) => count,
+    };
+    let lifetime = LengthKeys {
+        cells_key: "ErosionDropletLifetime",
+        cells: raw.erosion_droplet_lifetime,
+        cell_bounds: (8, 4096),
+        metres_key: "ErosionDropletDistance",
+        metres: raw.erosion_droplet_distance,
+        metre_bounds: (32.0, 16_384.0),
+    }
+    .resolve(v, e.lifetime);
+    let brush = LengthKeys {
+        cells_key: "ErosionBrushRadius",
+        cells: raw.erosion_brush_radius,
+        cell_bounds: (1, 8),
+        metres_key: "ErosionBrushSize",
+        metres: raw.erosion_brush_size,
+        metre_bounds: (4.0, 64.0),
+    }
+    .resolve(v, e.brush);
+    (droplets, lifetime, brush)
+}
+
 struct Validator {
     warnings: Vec<ConfigWarning>,
 }
 
 impl Validator {
+    /// `old` when only the original's key is given; `None` (with a warning that it is ignored)
+    /// when its scale-invariant successor is given too.
+    fn superseded<T: ToString>(
+        &mut self,
+        new_key: &'static str,
+        new: Option<f64>,
+        old_key: &'static str,
+        old: Option<T>,
+    ) -> Option<T> {
+        match (new, old) {
+            (Some(_), Some(o)) => {
+                self.warn(
+                    old_key,
+                    o.to_string(),
+                    "ignored".into(),
+                    format!("{new_key} is given too and wins"),
+                );
+                None
+            }
+            (_, old) => old,
+        }
+    }
+
     fn warn(&mut self, key: &'static str, given: String, applied: String, reason: String) {
         tracing::warn!("config {key}: {given} is out of range, using {applied} ({reason})");
         self.warnings.push(ConfigWarning {
@@ -782,8 +906,12 @@ mod tests {
         );
         assert!(!c.erosion.enabled);
         assert_eq!(
-            (c.erosion.droplet_count, c.erosion.lifetime),
-            (250_000, 384)
+            (c.erosion.droplets, c.erosion.lifetime, c.erosion.brush),
+            (
+                DropletBudget::PerLandKm2(DEFAULT_DROPLETS_PER_KM2),
+                ErosionLength::Metres(1536.0),
+                ErosionLength::Metres(12.0)
+            )
         );
         assert_eq!(
             (c.erosion.carve_cap_m, c.erosion.deposit_cap_m),
@@ -800,6 +928,28 @@ mod tests {
         assert_eq!(c.offshore_island_density, 0.02);
         assert!(!c.skip_roads);
         assert_eq!(c.scale_factor(), 8.0);
+    }
+
+    /// The original's per-map erosion keys are honoured as given (a count; cells, which are
+    /// metres only at a MapSize); the scale-invariant key wins when both are given, loudly.
+    #[test]
+    fn erosion_keys_in_cells_are_honoured_and_the_metre_keys_win() {
+        let l = load(r#"{"ErosionDropletCount": 20000, "ErosionDropletLifetime": 64, "ErosionBrushRadius": 2}"#).unwrap();
+        let e = l.config.erosion;
+        assert_eq!(e.droplets, DropletBudget::Count(20_000));
+        assert_eq!(e.lifetime, ErosionLength::Cells(64));
+        assert_eq!(e.lifetime.metres(1024), 512.0);
+        assert_eq!(e.brush.metres(8192), 2.0);
+        assert!(l.warnings.is_empty());
+        let l = load(r#"{"ErosionDropletCount": 20000, "ErosionDropletDensity": 500, "ErosionBrushSize": 8}"#).unwrap();
+        assert_eq!(l.config.erosion.droplets, DropletBudget::PerLandKm2(500.0));
+        assert_eq!(l.config.erosion.brush, ErosionLength::Metres(8.0));
+        assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
+        assert_eq!(l.warnings[0].key, "ErosionDropletCount");
+        let l = load(r#"{"ErosionDropletDensity": 1, "ErosionDropletDistance": 1e9}"#).unwrap();
+        assert_eq!(l.config.erosion.droplets, DropletBudget::PerLandKm2(10.0));
+        assert_eq!(l.config.erosion.lifetime, ErosionLength::Metres(16_384.0));
+        assert_eq!(l.warnings.len(), 2);
     }
 
     #[test]

@@ -492,25 +492,72 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         );
     }
     if let Some(e) = &world.erosion {
+        let share = |px: usize| 100.0 * px as f64 / e.land_px.max(1) as f64;
+        let cell = islagen::stages::erosion::CELL_M;
         println!(
-            "    erosion: {} droplets on land, {} steps; cells carved past 0.5 / 5 / 10 m: {} / {} / {}; {} channel systems (≥ {} cells at ≥ {} m); deepest {:.1} m, highest build-up {:.1} m",
+            "    erosion: {} droplets on land ({:.0} per km² of land), up to {:.0} m each, brush {:.0} m, on {cell} m cells; {} steps",
             e.droplets_on_land,
-            e.steps,
-            e.carved_past[0],
-            e.carved_past[1],
-            e.carved_past[2],
+            e.per_land_km2,
+            e.lifetime_cells as f32 * cell,
+            e.brush_cells as f32 * cell,
+            e.steps
+        );
+        println!(
+            "    erosion: land carved past 0.5 / 5 / 10 m: {:.2} / {:.2} / {:.3} %; {} channel systems (≥ {:.0} m² at ≥ {} m); deepest {:.1} m, highest build-up {:.1} m",
+            share(e.carved_past[0]),
+            share(e.carved_past[1]),
+            share(e.carved_past[2]),
             e.channel_systems,
-            islagen::stages::erosion::CHANNEL_SYSTEM_CELLS,
+            islagen::stages::erosion::CHANNEL_SYSTEM_M2,
             islagen::stages::erosion::CHANNEL_DEPTH_M,
             e.max_carve_m,
             e.max_deposit_m
         );
+        for note in erosion_notes(&config, e) {
+            println!("    note: {note}");
+        }
     }
     for w in &written {
         println!("    wrote {} ({})", w.path.display(), human_bytes(w.bytes));
     }
     println!("    done in {:.2?}", started.elapsed());
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the original's per-map erosion keys, when a config gives them, mean at this MapSize.
+fn erosion_notes(
+    config: &islagen::config::Config,
+    ran: &islagen::stages::erosion::ErosionStats,
+) -> Vec<String> {
+    use islagen::config::{DropletBudget, ErosionLength, DEFAULT_DROPLETS_PER_KM2};
+    let size = config.map_size;
+    let mut notes = Vec::new();
+    if let DropletBudget::Count(n) = config.erosion.droplets {
+        notes.push(format!(
+            "ErosionDropletCount {n} is a count over the whole map: at MapSize {size} that is {:.0} droplets per km² of land, and the same count erodes less per km² on a larger map. ErosionDropletDensity (default {DEFAULT_DROPLETS_PER_KM2}) gives the same erosion at every MapSize",
+            ran.per_land_km2
+        ));
+    }
+    for (key, length, metres_key) in [
+        (
+            "ErosionDropletLifetime",
+            config.erosion.lifetime,
+            "ErosionDropletDistance",
+        ),
+        (
+            "ErosionBrushRadius",
+            config.erosion.brush,
+            "ErosionBrushSize",
+        ),
+    ] {
+        if let ErosionLength::Cells(c) = length {
+            notes.push(format!(
+                "{key} {c} is in map cells: {:.0} m at MapSize {size} (and a different distance at another size); {metres_key} states it in metres",
+                length.metres(size)
+            ));
+        }
+    }
+    notes
 }
 
 fn starmade(cmd: StarmadeCommand) -> Result<ExitCode> {

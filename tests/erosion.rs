@@ -6,7 +6,7 @@ use islagen::blueprint::write::record_payload;
 use islagen::config::Config;
 use islagen::pipeline::{self, World};
 use islagen::progress::Progress;
-use islagen::stages::erosion::{CHANNEL_DEPTH_M, CHANNEL_SYSTEM_CELLS};
+use islagen::stages::erosion::{channel_system_px, CHANNEL_DEPTH_M};
 use islagen::stages::mainland::component_sizes;
 use islagen::units::METRES_PER_RAW;
 use ndarray::Array2;
@@ -18,9 +18,6 @@ fn config(size: u32, erosion: bool) -> Config {
     c.map_size = size;
     c.skip_roads = true; // roads have their own tests
     c.erosion.enabled = erosion;
-    // The default 250 000 droplets are tuned for MapSize 8192; at 1024 (64× less area) this
-    // count walks about as many steps per land cell as the default does at 2048.
-    c.erosion.droplet_count = 20_000;
     c
 }
 
@@ -84,7 +81,7 @@ fn erosion_forms_a_drainage_hierarchy_and_an_isotropic_carve() {
     let (mut trunk, mut trunk_n, mut rill, mut rill_n) = (0.0f64, 0usize, 0.0f64, 0usize);
     for ((x, y), &m) in marks.indexed_iter() {
         let d = f64::from(c[[x, y]]);
-        if m != 0 && sizes[m as usize] >= CHANNEL_SYSTEM_CELLS {
+        if m != 0 && sizes[m as usize] >= channel_system_px(n) {
             trunk += d;
             trunk_n += 1;
         } else if (0.5..f64::from(CHANNEL_DEPTH_M)).contains(&d) {
@@ -100,7 +97,7 @@ fn erosion_forms_a_drainage_hierarchy_and_an_isotropic_carve() {
     );
     let systems = component_sizes((n, n), |x, y| c[[x, y]] >= CHANNEL_DEPTH_M)
         .into_iter()
-        .filter(|&s| s >= CHANNEL_SYSTEM_CELLS)
+        .filter(|&s| s >= channel_system_px(n))
         .count();
     assert_eq!(systems, stats.channel_systems);
 
@@ -200,4 +197,58 @@ fn the_feather_ramps_and_full_does_not() {
     };
     let (f, a) = (ring(&feather), ring(&full));
     assert!(f < a, "feather ring {f} not gentler than full ring {a}");
+}
+
+/// Erosion's dials are in metres and per km² of land, so a 1024 preview erodes what the 2048
+/// (and 8192) world will: the shares of land carved past 0.5 m and past 5 m agree within a
+/// factor of 1.5, and the 2048 carve field, box-averaged onto the 1024 pixels, correlates with
+/// the 1024 one (examples/erosion_scale adds 8192; BENCHMARKS.md has its figures).
+#[test]
+fn erosion_means_the_same_at_every_map_size() {
+    let (off_1k, on_1k) = pair(1024);
+    let (off_2k, on_2k) = pair(2048);
+    let (e1, e2) = (
+        on_1k.erosion.clone().unwrap(),
+        on_2k.erosion.clone().unwrap(),
+    );
+    for k in 0..2 {
+        let share =
+            |e: &islagen::stages::erosion::ErosionStats| e.carved_past[k] as f64 / e.land_px as f64;
+        let ratio = share(&e1) / share(&e2);
+        eprintln!(
+            "past {} m: {:.4} at 1024, {:.4} at 2048",
+            [0.5, 5.0][k],
+            share(&e1),
+            share(&e2)
+        );
+        assert!(
+            (1.0 / 1.5..=1.5).contains(&ratio),
+            "shares differ by {ratio:.2}×"
+        );
+    }
+    let (c1, c2) = (carve(&off_1k, &on_1k), carve(&off_2k, &on_2k));
+    let down = Array2::from_shape_fn((1024, 1024), |(x, y)| {
+        (c2[[2 * x, 2 * y]]
+            + c2[[2 * x + 1, 2 * y]]
+            + c2[[2 * x, 2 * y + 1]]
+            + c2[[2 * x + 1, 2 * y + 1]])
+            / 4.0
+    });
+    let r = correlation(&c1, &down);
+    eprintln!("carve correlation 1024 ↔ 2048: {r:.3}");
+    assert!(r >= 0.6, "carve fields correlate only {r:.3}");
+}
+
+fn correlation(a: &Array2<f32>, b: &Array2<f32>) -> f64 {
+    let n = a.len() as f64;
+    let ma = a.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
+    let mb = b.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
+    let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
+    for (&x, &y) in a.iter().zip(b) {
+        let (x, y) = (f64::from(x) - ma, f64::from(y) - mb);
+        sab += x * y;
+        saa += x * x;
+        sbb += y * y;
+    }
+    sab / (saa * sbb).sqrt()
 }

@@ -69,7 +69,6 @@ fn regenerate(seed: i32, size: u32, erosion: bool) -> (PathBuf, Entry) {
     config.map_size = size;
     if erosion {
         config.erosion.enabled = true;
-        config.erosion.droplet_count = 20_000;
     }
     let mut world = pipeline::generate(&config, seed, &Progress::hidden()).unwrap();
     pipeline::export(&mut world, &out, &Progress::hidden()).unwrap();

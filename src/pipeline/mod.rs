@@ -172,9 +172,10 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         towns: town_list,
         curve: relief.curve.as_ref().map(records::curve),
         detail: relief.detail.as_ref().map(|d| records::detail(d.params())),
-        erosion: config.erosion.enabled.then(|| {
+        erosion: erosion.as_ref().map(|ran| {
             records::erosion(
-                &params::erosion(&config.erosion, seed),
+                &params::erosion(&config.erosion, seed, config.map_size),
+                ran,
                 config.erosion.seed_offset,
             )
         }),
@@ -307,7 +308,7 @@ fn erode_relief(
     progress: &Progress,
 ) -> Result<ErosionStats, ErosionError> {
     let stage = progress.stage("erosion", 4);
-    let dials = params::erosion(&config.erosion, seed);
+    let dials = params::erosion(&config.erosion, seed, config.map_size);
     let stats = erode(heights, sea, crater, &dials, Schedule::Tiled, &|| {
         stage.tick()
     })?;

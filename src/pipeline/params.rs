@@ -8,7 +8,7 @@ use crate::stages::crater::{self, Crater, Rim};
 use crate::stages::curve::BALANCED;
 use crate::stages::detail::{self, DetailParams};
 use crate::stages::elevation::Shelf;
-use crate::stages::erosion::{CraterMode, ErosionParams};
+use crate::stages::erosion::{CraterMode, Droplets, ErosionParams};
 use crate::stages::sea::{SeaLevel, SeaModel};
 use crate::stages::texture::TextureParams;
 use crate::stages::topography::TopographyParams;
@@ -84,14 +84,18 @@ pub fn shelf(config: &Config) -> Shelf {
     }
 }
 
-/// The erosion dials, with the droplet stream derived from the resolved seed.
-pub fn erosion(e: &config::ErosionConfig, seed: i32) -> ErosionParams {
+/// The erosion dials at `map_size` (lengths given in map cells become metres), with the droplet
+/// stream derived from the resolved seed.
+pub fn erosion(e: &config::ErosionConfig, seed: i32, map_size: u32) -> ErosionParams {
     ErosionParams {
-        droplet_count: e.droplet_count,
-        lifetime: e.lifetime,
+        droplets: match e.droplets {
+            config::DropletBudget::PerLandKm2(d) => Droplets::PerLandKm2(d),
+            config::DropletBudget::Count(n) => Droplets::Count(n),
+        },
+        lifetime_m: e.lifetime.metres(map_size),
         carve_cap_m: e.carve_cap_m,
         deposit_cap_m: e.deposit_cap_m,
-        brush_radius: e.brush_radius,
+        brush_m: e.brush.metres(map_size),
         stream_seed: seed::erosion_stream(seed, e.seed_offset),
         sea_margin_m: e.sea_margin_m,
         inertia: e.inertia,

@@ -9,7 +9,7 @@ use crate::blueprint::{
 };
 use crate::stages::curve::{Curve, SEA_REF};
 use crate::stages::detail::DetailParams;
-use crate::stages::erosion::{CraterMode, ErosionParams};
+use crate::stages::erosion::{CraterMode, ErosionParams, ErosionStats};
 
 /// The TCRV record (curveVersion 5) of a curve as applied.
 pub fn curve(c: &Curve) -> CurveRecord {
@@ -67,12 +67,14 @@ pub fn detail(d: &DetailParams) -> DetailRecord {
 }
 
 /// The EROS record (v3) of the erosion dials as applied; `seed_offset` is the configured
-/// ErosionSeedOffset the droplet stream was derived with.
-pub fn erosion(e: &ErosionParams, seed_offset: i32) -> ErosionRecord {
+/// ErosionSeedOffset the droplet stream was derived with. The droplet count is the number drawn
+/// and lifetime and brush radius are in cells of the erosion's working grid
+/// ([`crate::stages::erosion::CELL_M`] metres), as the pass ran them.
+pub fn erosion(e: &ErosionParams, ran: &ErosionStats, seed_offset: i32) -> ErosionRecord {
     ErosionRecord {
-        droplet_count: e.droplet_count,
-        lifetime: e.lifetime,
-        brush_radius: e.brush_radius,
+        droplet_count: i32::try_from(ran.droplets).unwrap_or(i32::MAX),
+        lifetime: i32::try_from(ran.lifetime_cells).unwrap_or(i32::MAX),
+        brush_radius: i32::try_from(ran.brush_cells).unwrap_or(i32::MAX),
         seed_offset,
         carve_cap_m: e.carve_cap_m,
         deposit_cap_m: e.deposit_cap_m,

@@ -1,5 +1,15 @@
 //! Droplet hydraulic erosion, Erosion "v1" (EROS erosionVersion 3), on the elevation map.
 //!
+//! **The same erosion at every MapSize.** Droplets walk a working grid of [`CELL_M`]-metre cells
+//! over the whole world (2048 cells a side), not the map's own pixels: the map's heights are
+//! box-averaged onto it (or interpolated, for maps coarser than the cell), the droplets carve
+//! and deposit there, and the carve is brought back to every map pixel (interpolated, or
+//! averaged over the pixel's footprint). Every dial is therefore in metres or per area — how far
+//! a droplet may travel, the brush's radius, the caps, the number of droplets per km² of land
+//! ([`Droplets::PerLandKm2`]) — and a 1024 preview erodes what the 8192 world will. The
+//! original's droplet count ([`Droplets::Count`], drawn over the whole map) is honoured when a
+//! config gives it.
+//!
 //! Droplets start at PCG32-drawn positions (from [`ErosionParams::stream_seed`]) and walk downhill
 //! one cell per step over bilinearly interpolated heights and gradients, their heading blended
 //! with the previous one by `inertia`. Each carries water (evaporating by `evaporation` a step),
@@ -8,25 +18,26 @@
 //! and going downhill it erodes `erodeRate` of the shortfall (at most [`PIT_GUARD`] × the drop,
 //! spread so thin that it cannot dig a pit);
 //! over capacity or going uphill it deposits (`depositRate` of the excess, or enough to fill
-//! the rise). Eroding and depositing both spread over the same cone brush of `brushRadius`
-//! cells, so neither can spike a single cell. A droplet stops after `lifetime` steps, on
-//! flat ground, at the map edge, or on reaching water.
+//! the rise). Eroding and depositing both spread over the same cone brush, so neither can spike
+//! a single cell. A droplet stops after its distance, on flat ground, at the map edge, or on
+//! reaching water.
 //!
-//! Guarantees, each checked on exit of every run (a violation is an [`ErosionError`]):
-//! - **Governors**: per cell, the net displacement against the height the pass found — positive
+//! Guarantees, each checked on exit of every run on the map's own pixels (a violation is an
+//! [`ErosionError`]):
+//! - **Governors**: per pixel, the net displacement against the height the pass found — positive
 //!   carved, negative built up — stays within [−depositCap, carveCap] metres.
-//! - **Sea clamp**: no cell is carved below sea + seaMargin; cells under sea are untouched in
+//! - **Sea clamp**: no pixel is carved below sea + seaMargin; pixels under sea are untouched in
 //!   both directions, so the exported coastline cannot move.
 //! - **Crater**: nothing within `core` × CraterRadius of the impact is modified; outside it,
 //!   "feather" ramps the effect from 0 to full by `feather` × CraterRadius, "full" applies it
 //!   at once.
 //!
-//! **Determinism and parallelism.** The map is cut into square tiles at least twice a droplet's
-//! reach (lifetime + brush + 2 cells) wide, coloured like a 2 × 2 checkerboard. Every droplet
-//! belongs to the tile it starts in, and a tile's droplets run in their drawn order. The four
-//! colours run one after the other; the tiles of one colour run in parallel, and cannot touch a
-//! common cell because a droplet never leaves its tile's reach. So the result is the same for
-//! any thread count. It differs from running every droplet in drawn order
+//! **Determinism and parallelism.** The working grid is cut into square tiles at least twice a
+//! droplet's reach (lifetime + brush + 2 cells) wide, coloured like a 2 × 2 checkerboard. Every
+//! droplet belongs to the tile it starts in, and a tile's droplets run in their drawn order. The
+//! four colours run one after the other; the tiles of one colour run in parallel, and cannot
+//! touch a common cell because a droplet never leaves its tile's reach. So the result is the
+//! same for any thread count. It differs from running every droplet in drawn order
 //! ([`Schedule::Sequential`]) only in the order droplets of different tiles meet; BENCHMARKS.md
 //! measures by how much.
 
@@ -38,12 +49,23 @@ use serde::Serialize;
 
 use super::crater::Crater;
 use super::sea::SeaLevel;
-use crate::units::METRES_PER_RAW;
+use crate::units::{self, METRES_PER_RAW, WORLD_SIZE_M};
+
+/// The working grid's cell, metres: droplets walk cells of this size at every MapSize.
+pub const CELL_M: f32 = 4.0;
 
 /// The carved depth (metres) that marks a cell as part of a channel.
 pub const CHANNEL_DEPTH_M: f32 = 3.0;
-/// Cells a connected set of channel cells needs to count as a channel system.
-pub const CHANNEL_SYSTEM_CELLS: usize = 200;
+/// The area a connected set of channel pixels needs to count as a channel system, m² (200
+/// pixels of the 1024 map).
+pub const CHANNEL_SYSTEM_M2: f64 = 12_800.0;
+
+/// Pixels a channel system needs at `map_size`.
+pub fn channel_system_px(map_size: usize) -> usize {
+    (CHANNEL_SYSTEM_M2 / units::px_area_m2(map_size))
+        .round()
+        .max(1.0) as usize
+}
 /// Sediment capacity per unit of the capacity term: the droplet's sediment is the volume it
 /// took from a whole brush footprint, so its capacity is stated per footprint, not per cell.
 /// Tuned at MapSize 8192 with the default dials so the carve forms a drainage hierarchy (rills
@@ -71,13 +93,23 @@ pub enum Schedule {
 /// What erosion did, for the summary and the tests.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct ErosionStats {
+    /// Droplets drawn.
+    pub droplets: usize,
     /// Droplets that started on land (the rest fall in water and stop at once).
     pub droplets_on_land: usize,
+    /// Droplets that started on land per km² of land (of the working grid).
+    pub per_land_km2: f64,
+    /// Steps a droplet may take (cells of the working grid).
+    pub lifetime_cells: usize,
+    /// The brush's radius, cells of the working grid.
+    pub brush_cells: usize,
+    /// Land pixels of the map (the carve shares' denominator).
+    pub land_px: usize,
     /// Droplet steps taken.
     pub steps: u64,
-    /// Cells carved by more than 0.5 m, 5 m and 10 m.
+    /// Map pixels carved by more than 0.5 m, 5 m and 10 m.
     pub carved_past: [usize; 3],
-    /// Connected (4-neighbour) sets of ≥ [`CHANNEL_SYSTEM_CELLS`] cells carved ≥ 3 m.
+    /// Connected (4-neighbour) sets of pixels carved ≥ 3 m covering ≥ [`CHANNEL_SYSTEM_M2`].
     pub channel_systems: usize,
     /// Deepest carve and highest build-up, metres.
     pub max_carve_m: f32,
@@ -142,19 +174,28 @@ pub enum CraterMode {
     Feather,
 }
 
+/// How many droplets run.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum Droplets {
+    /// This many droplets start on each km² of land (drawn until so many have landed).
+    PerLandKm2(f32),
+    /// This many droplets drawn over the whole square (those in water stop at once).
+    Count(i32),
+}
+
 /// The erosion dials, as applied (validated by the caller; the pipeline records them as EROS).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct ErosionParams {
-    /// Droplets drawn over the whole map.
-    pub droplet_count: i32,
-    /// Steps a droplet lives at most.
-    pub lifetime: i32,
+    /// How many droplets run.
+    pub droplets: Droplets,
+    /// How far a droplet may travel, metres.
+    pub lifetime_m: f32,
     /// Most a cell may be carved, metres.
     pub carve_cap_m: f32,
     /// Most a cell may be built up, metres.
     pub deposit_cap_m: f32,
-    /// Radius of the erode/deposit cone, cells.
-    pub brush_radius: i32,
+    /// Radius of the erode/deposit cone, metres (at least one working cell).
+    pub brush_m: f32,
     /// The seed of the droplet-start stream.
     pub stream_seed: u64,
     /// No cell is carved below sea + this, metres.
@@ -205,6 +246,8 @@ struct Terrain<'a> {
     sea: &'a SeaLevel,
     crater: &'a Crater,
     c: &'a ErosionParams,
+    lifetime: usize,
+    brush_cells: usize,
     brush: Vec<(isize, isize, f32)>,
     carve_cap_raw: f32,
     deposit_cap_raw: f32,
@@ -302,14 +345,14 @@ fn sample(g: &Grid, px: f32, py: f32) -> (f32, f32, f32) {
 fn droplet(t: &Terrain, g: &Grid, reach: Reach, mut px: f32, mut py: f32) -> u32 {
     let n = t.n;
     let c = t.c;
-    let r = c.brush_radius.max(1) as usize;
+    let r = t.brush_cells;
     let (mut dx, mut dy) = (0.0f32, 0.0f32);
     let mut speed = START_SPEED;
     let mut water = START_WATER;
     let mut sediment = 0.0f32; // raw height units
     let min_slope = c.min_slope_m / METRES_PER_RAW;
     let mut steps = 0;
-    for _ in 0..c.lifetime {
+    for _ in 0..t.lifetime {
         let (cx, cy) = (px as usize, py as usize);
         if !reach.contains(cx, cy, r) || t.sea.is_below(g.get(cx, cy), cy) {
             break;
@@ -416,47 +459,195 @@ pub fn erode(
             standard,
         });
     }
+    let w = working_side();
+    let mut work = to_working(heights, w);
+    let work_sea = sea.on(w);
+    let scale = w as f32 / n as f32;
+    let work_crater = Crater {
+        center: [crater.center[0] * scale, crater.center[1] * scale],
+        radius_px: crater.radius_px * scale,
+        wobble: crater.wobble,
+    };
+    let before_work = work.clone();
+    let mut stats = simulate(
+        &mut work,
+        &before_work,
+        &work_sea,
+        &work_crater,
+        c,
+        schedule,
+        on_phase,
+    );
+    let carve = before_work - &work;
+    drop(work);
     let before = heights.clone();
+    apply_carve(heights, &carve, sea, crater, c);
+    let map = check_and_measure(heights, &before, sea, crater, c)?;
+    stats.land_px = map.land_px;
+    stats.carved_past = map.carved_past;
+    stats.channel_systems = map.channel_systems;
+    stats.max_carve_m = map.max_carve_m;
+    stats.max_deposit_m = map.max_deposit_m;
+    Ok(stats)
+}
+
+/// Cells a side of the working grid.
+pub fn working_side() -> usize {
+    (WORLD_SIZE_M / CELL_M) as usize
+}
+
+/// The pixels of an `n`-pixel map that working cell `i` of a `w`-cell grid covers (at least one).
+fn footprint(i: usize, w: usize, n: usize) -> std::ops::Range<usize> {
+    let lo = i * n / w;
+    lo..((i + 1) * n / w).max(lo + 1).min(n)
+}
+
+/// Bilinear read of `grid` (`side` a side) at fractional sample position (fx, fy), clamped to
+/// the grid.
+fn bilinear(grid: &Array2<f32>, fx: f32, fy: f32) -> f32 {
+    let side = grid.dim().0;
+    let top = (side - 1) as f32;
+    let (fx, fy) = (fx.clamp(0.0, top), fy.clamp(0.0, top));
+    let (x0, y0) = (fx as usize, fy as usize);
+    let (x1, y1) = ((x0 + 1).min(side - 1), (y0 + 1).min(side - 1));
+    let (tx, ty) = (fx - x0 as f32, fy - y0 as f32);
+    let a = grid[[x0, y0]] * (1.0 - ty) + grid[[x0, y1]] * ty;
+    let b = grid[[x1, y0]] * (1.0 - ty) + grid[[x1, y1]] * ty;
+    a * (1.0 - tx) + b * tx
+}
+
+/// Where pixel `i` of an `n`-pixel map sits on a `w`-cell grid (cell-centre coordinates).
+fn position(i: usize, n: usize, w: usize) -> f32 {
+    (i as f32 + 0.5) * w as f32 / n as f32 - 0.5
+}
+
+/// The map's heights on the `w`-cell working grid: the mean over each cell's footprint when the
+/// map is finer, a bilinear read at the cell's centre when it is coarser.
+fn to_working(heights: &Array2<f32>, w: usize) -> Array2<f32> {
+    let n = heights.dim().0;
+    if n == w {
+        return heights.clone();
+    }
+    let mut out = Array2::<f32>::zeros((w, w));
+    out.outer_iter_mut()
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(i, mut column)| {
+            for (j, cell) in column.iter_mut().enumerate() {
+                *cell = if n > w {
+                    let (xs, ys) = (footprint(i, w, n), footprint(j, w, n));
+                    let count = (xs.len() * ys.len()) as f32;
+                    xs.flat_map(|x| ys.clone().map(move |y| (x, y)))
+                        .map(|(x, y)| heights[[x, y]])
+                        .sum::<f32>()
+                        / count
+                } else {
+                    bilinear(heights, position(i, w, n), position(j, w, n))
+                };
+            }
+        });
+    out
+}
+
+/// Brings the working grid's carve (raw, positive carved) back to every map pixel —
+/// interpolated on a finer map, averaged over the pixel's footprint on a coarser one — within
+/// the caps, the sea clamp and the crater core at the pixel itself.
+fn apply_carve(
+    heights: &mut Array2<f32>,
+    carve: &Array2<f32>,
+    sea: &SeaLevel,
+    crater: &Crater,
+    c: &ErosionParams,
+) {
+    let n = heights.dim().0;
+    let w = carve.dim().0;
+    let (carve_cap, deposit_cap) = (
+        c.carve_cap_m / METRES_PER_RAW,
+        c.deposit_cap_m / METRES_PER_RAW,
+    );
+    let margin = c.sea_margin_m / METRES_PER_RAW;
+    let core = c.crater_core * crater.radius_px;
+    heights
+        .outer_iter_mut()
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(x, mut column)| {
+            for (y, h) in column.iter_mut().enumerate() {
+                let s = sea.at(y);
+                if *h < s || crater.distance(x, y) < core {
+                    continue;
+                }
+                let d = if n >= w {
+                    bilinear(carve, position(x, n, w), position(y, n, w))
+                } else {
+                    let (xs, ys) = (footprint(x, n, w), footprint(y, n, w));
+                    let count = (xs.len() * ys.len()) as f32;
+                    xs.flat_map(|i| ys.clone().map(move |j| (i, j)))
+                        .map(|(i, j)| carve[[i, j]])
+                        .sum::<f32>()
+                        / count
+                };
+                let d = d.clamp(-deposit_cap, carve_cap);
+                *h = if d > 0.0 {
+                    (*h - d).max((s + margin).min(*h))
+                } else {
+                    *h - d
+                };
+            }
+        });
+}
+
+/// Runs the droplets on the working grid `work` (`before` its state before the pass); returns
+/// the droplet figures.
+fn simulate(
+    work: &mut Array2<f32>,
+    before: &Array2<f32>,
+    sea: &SeaLevel,
+    crater: &Crater,
+    c: &ErosionParams,
+    schedule: Schedule,
+    on_phase: &(dyn Fn() + Sync),
+) -> ErosionStats {
+    let n = work.dim().0;
+    let lifetime = (c.lifetime_m / CELL_M).round().max(1.0) as usize;
+    let brush_cells = (c.brush_m / CELL_M).round().max(1.0) as usize;
     let terrain = Terrain {
         n,
-        before: &before,
+        before,
         sea,
         crater,
         c,
-        brush: brush(c.brush_radius),
+        lifetime,
+        brush_cells,
+        brush: brush(brush_cells as i32),
         carve_cap_raw: c.carve_cap_m / METRES_PER_RAW,
         deposit_cap_raw: c.deposit_cap_m / METRES_PER_RAW,
         margin_raw: c.sea_margin_m / METRES_PER_RAW,
     };
-    // Droplet starts, drawn in order from one PCG32 stream.
-    let mut rng = Pcg32::seed_from_u64(c.stream_seed);
-    let span = (n - 1) as f32;
-    let starts: Vec<[f32; 2]> = (0..c.droplet_count.max(0))
-        .map(|_| {
-            let x = (rng.next_u32() >> 8) as f32 / (1u32 << 24) as f32 * span;
-            let y = (rng.next_u32() >> 8) as f32 / (1u32 << 24) as f32 * span;
-            [x, y]
-        })
-        .collect();
+    let starts = droplet_starts(before, sea, c);
     let on_land = starts
         .iter()
         .filter(|[x, y]| !sea.is_below(before[[*x as usize, *y as usize]], *y as usize))
         .count();
-    // SAFETY of the indexing below: `heights` was checked above to be n × n in standard layout,
+    let land_cells = (0..n)
+        .into_par_iter()
+        .map(|x| (0..n).filter(|&y| !sea.is_below(before[[x, y]], y)).count())
+        .sum::<usize>();
+    // SAFETY of the indexing below: the working grid is n × n in standard layout (made here),
     // so cell (x, y) with x, y < n is element x * n + y of one allocation of n² f32.
     let grid = Grid {
-        ptr: heights.as_mut_ptr(),
+        ptr: work.as_mut_ptr(),
         n,
     };
-    let reach_cells = c.lifetime.max(0) as usize + c.brush_radius.max(1) as usize + 2;
-    let whole = Reach {
-        x0: 0,
-        x1: n,
-        y0: 0,
-        y1: n,
-    };
-    let steps: u64 = match schedule {
+    let reach_cells = lifetime + brush_cells + 2;
+    let steps = match schedule {
         Schedule::Sequential => {
+            let whole = Reach {
+                x0: 0,
+                x1: n,
+                y0: 0,
+                y1: n,
+            };
             let s = starts
                 .iter()
                 .map(|&[x, y]| u64::from(droplet(&terrain, &grid, whole, x, y)))
@@ -464,77 +655,137 @@ pub fn erode(
             on_phase();
             s
         }
-        Schedule::Tiled => {
-            let tile = (2 * reach_cells).max(1);
-            let tiles = n.div_ceil(tile);
-            let mut buckets: Vec<Vec<[f32; 2]>> = vec![Vec::new(); tiles * tiles];
-            for &[x, y] in &starts {
-                let (i, j) = (x as usize / tile, y as usize / tile);
-                buckets[i * tiles + j].push([x, y]);
-            }
-            let mut total = 0u64;
-            for colour in 0..4 {
-                let members: Vec<(usize, usize)> = (0..tiles)
-                    .flat_map(|i| (0..tiles).map(move |j| (i, j)))
-                    .filter(|&(i, j)| (i % 2) * 2 + (j % 2) == colour)
-                    .collect();
-                total += members
-                    .par_iter()
-                    .map(|&(i, j)| {
-                        let reach = Reach {
-                            x0: (i * tile).saturating_sub(reach_cells),
-                            x1: ((i + 1) * tile + reach_cells).min(n),
-                            y0: (j * tile).saturating_sub(reach_cells),
-                            y1: ((j + 1) * tile + reach_cells).min(n),
-                        };
-                        buckets[i * tiles + j]
-                            .iter()
-                            .map(|&[x, y]| u64::from(droplet(&terrain, &grid, reach, x, y)))
-                            .sum::<u64>()
-                    })
-                    .sum::<u64>();
-                on_phase();
-            }
-            total
-        }
+        Schedule::Tiled => tiled(&terrain, &grid, &starts, reach_cells, on_phase),
     };
-    let mut stats = check_and_measure(heights, &before, &terrain)?;
-    stats.droplets_on_land = on_land;
-    stats.steps = steps;
-    Ok(stats)
+    let land_km2 = land_cells as f64 * f64::from(CELL_M * CELL_M) / 1e6;
+    ErosionStats {
+        droplets: starts.len(),
+        droplets_on_land: on_land,
+        per_land_km2: on_land as f64 / land_km2.max(f64::MIN_POSITIVE),
+        lifetime_cells: lifetime,
+        brush_cells,
+        steps,
+        ..ErosionStats::default()
+    }
 }
 
-/// One column's cells past 0.5 / 5 / 10 m, deepest carve and highest build-up.
-type ColumnFigures = ([usize; 3], f32, f32);
+/// The droplets' starts on the working grid, drawn in order from one PCG32 stream: uniformly
+/// over the square for a count; for a density, draws until so many have landed on land (water
+/// draws are skipped, so the count on land is exact).
+fn droplet_starts(before: &Array2<f32>, sea: &SeaLevel, c: &ErosionParams) -> Vec<[f32; 2]> {
+    let n = before.dim().0;
+    let mut rng = Pcg32::seed_from_u64(c.stream_seed);
+    let span = (n - 1) as f32;
+    let mut draw = move || {
+        let x = (rng.next_u32() >> 8) as f32 / (1u32 << 24) as f32 * span;
+        let y = (rng.next_u32() >> 8) as f32 / (1u32 << 24) as f32 * span;
+        [x, y]
+    };
+    match c.droplets {
+        Droplets::Count(count) => (0..count.max(0)).map(|_| draw()).collect(),
+        Droplets::PerLandKm2(density) => {
+            let land = (0..n)
+                .into_par_iter()
+                .map(|x| (0..n).filter(|&y| !sea.is_below(before[[x, y]], y)).count())
+                .sum::<usize>();
+            let km2 = land as f64 * f64::from(CELL_M * CELL_M) / 1e6;
+            let wanted = (f64::from(density) * km2).round() as usize;
+            // Land is at least a few percent of any map that has some; the bound only stops a
+            // landless map from drawing forever.
+            let most_draws = wanted.saturating_mul(1_000).max(1_000_000);
+            let mut starts = Vec::with_capacity(wanted);
+            for _ in 0..most_draws {
+                if starts.len() == wanted {
+                    break;
+                }
+                let [x, y] = draw();
+                if !sea.is_below(before[[x as usize, y as usize]], y as usize) {
+                    starts.push([x, y]);
+                }
+            }
+            starts
+        }
+    }
+}
 
-/// The exit check of every guarantee, and the drainage figures.
+/// The checkerboard schedule (module doc): returns the steps walked.
+fn tiled(
+    terrain: &Terrain,
+    grid: &Grid,
+    starts: &[[f32; 2]],
+    reach_cells: usize,
+    on_phase: &(dyn Fn() + Sync),
+) -> u64 {
+    let n = terrain.n;
+    let tile = (2 * reach_cells).max(1);
+    let tiles = n.div_ceil(tile);
+    let mut buckets: Vec<Vec<[f32; 2]>> = vec![Vec::new(); tiles * tiles];
+    for &[x, y] in starts {
+        let (i, j) = (x as usize / tile, y as usize / tile);
+        buckets[i * tiles + j].push([x, y]);
+    }
+    let mut total = 0u64;
+    for colour in 0..4 {
+        let members: Vec<(usize, usize)> = (0..tiles)
+            .flat_map(|i| (0..tiles).map(move |j| (i, j)))
+            .filter(|&(i, j)| (i % 2) * 2 + (j % 2) == colour)
+            .collect();
+        total += members
+            .par_iter()
+            .map(|&(i, j)| {
+                let reach = Reach {
+                    x0: (i * tile).saturating_sub(reach_cells),
+                    x1: ((i + 1) * tile + reach_cells).min(n),
+                    y0: (j * tile).saturating_sub(reach_cells),
+                    y1: ((j + 1) * tile + reach_cells).min(n),
+                };
+                buckets[i * tiles + j]
+                    .iter()
+                    .map(|&[x, y]| u64::from(droplet(terrain, grid, reach, x, y)))
+                    .sum::<u64>()
+            })
+            .sum::<u64>();
+        on_phase();
+    }
+    total
+}
+
+/// One column's land pixels, pixels past 0.5 / 5 / 10 m, deepest carve and highest build-up.
+type ColumnFigures = (usize, [usize; 3], f32, f32);
+
+/// The exit check of every guarantee on the map's pixels, and the drainage figures.
 fn check_and_measure(
     after: &Array2<f32>,
     before: &Array2<f32>,
-    t: &Terrain,
+    sea_level: &SeaLevel,
+    crater: &Crater,
+    c: &ErosionParams,
 ) -> Result<ErosionStats, ErosionError> {
-    let n = t.n;
+    let n = after.dim().0;
     let tolerance = 1e-3; // metres of f32 rounding on heights of a few hundred metres
-    let core = t.c.crater_core * t.crater.radius_px;
+    let core = c.crater_core * crater.radius_px;
+    let margin_raw = c.sea_margin_m / METRES_PER_RAW;
     let per_column: Vec<Result<ColumnFigures, ErosionError>> = (0..n)
         .into_par_iter()
         .map(|x| {
             let mut past = [0usize; 3];
             let (mut max_carve, mut max_deposit) = (0.0f32, 0.0f32);
+            let mut land = 0;
             for y in 0..n {
                 let (b, a) = (before[[x, y]], after[[x, y]]);
+                let sea = sea_level.at(y);
+                land += usize::from(b >= sea);
                 if a == b {
                     continue;
                 }
-                let sea = t.sea.at(y);
                 let metres = (b - a) * METRES_PER_RAW;
-                if metres > t.c.carve_cap_m + tolerance || -metres > t.c.deposit_cap_m + tolerance {
+                if metres > c.carve_cap_m + tolerance || -metres > c.deposit_cap_m + tolerance {
                     return Err(ErosionError::Cap {
                         x,
                         y,
                         metres,
-                        carve_cap: t.c.carve_cap_m,
-                        deposit_cap: t.c.deposit_cap_m,
+                        carve_cap: c.carve_cap_m,
+                        deposit_cap: c.deposit_cap_m,
                     });
                 }
                 if b < sea {
@@ -544,7 +795,7 @@ fn check_and_measure(
                         what: "a cell under sea changed",
                     });
                 }
-                if a < b && a < sea + t.margin_raw - tolerance / METRES_PER_RAW {
+                if a < b && a < sea + margin_raw - tolerance / METRES_PER_RAW {
                     return Err(ErosionError::Sea {
                         x,
                         y,
@@ -558,7 +809,7 @@ fn check_and_measure(
                         what: "a land cell went under sea",
                     });
                 }
-                if t.crater.distance(x, y) < core {
+                if crater.distance(x, y) < core {
                     return Err(ErosionError::Crater { x, y });
                 }
                 for (k, limit) in [0.5f32, 5.0, 10.0].into_iter().enumerate() {
@@ -567,12 +818,13 @@ fn check_and_measure(
                 max_carve = max_carve.max(metres);
                 max_deposit = max_deposit.max(-metres);
             }
-            Ok((past, max_carve, max_deposit))
+            Ok((land, past, max_carve, max_deposit))
         })
         .collect();
     let mut stats = ErosionStats::default();
     for r in per_column {
-        let (past, carve, deposit) = r?;
+        let (land, past, carve, deposit) = r?;
+        stats.land_px += land;
         for (total, column) in stats.carved_past.iter_mut().zip(past) {
             *total += column;
         }
@@ -584,7 +836,7 @@ fn check_and_measure(
         before[[x, y]] - after[[x, y]] >= threshold
     })
     .into_iter()
-    .filter(|&s| s >= CHANNEL_SYSTEM_CELLS)
+    .filter(|&s| s >= channel_system_px(n))
     .count();
     Ok(stats)
 }
@@ -609,11 +861,11 @@ mod tests {
 
     fn dials() -> ErosionParams {
         ErosionParams {
-            droplet_count: 100,
-            lifetime: 16,
+            droplets: Droplets::Count(100),
+            lifetime_m: 64.0,
             carve_cap_m: 15.0,
             deposit_cap_m: 6.0,
-            brush_radius: 2,
+            brush_m: 8.0,
             stream_seed: 1,
             sea_margin_m: 0.5,
             inertia: 0.35,

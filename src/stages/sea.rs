@@ -42,6 +42,11 @@ impl SeaLevel {
         SeaLevel { model, map_size }
     }
 
+    /// The same model on a grid of `map_size` rows (the erosion's working grid).
+    pub fn on(&self, map_size: usize) -> SeaLevel {
+        SeaLevel::new(self.model, map_size)
+    }
+
     /// Sea level (raw height units) at row `y` (0 = north); the same for every x.
     pub fn at(&self, y: usize) -> f32 {
         match self.model {

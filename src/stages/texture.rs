@@ -193,7 +193,10 @@ mod tests {
 
     #[test]
     fn a_small_map_holds_no_texture_and_a_large_one_a_metre_tile() {
-        assert!(texture(256).is_none(), "32 m pixels hold nothing below 45 m");
+        assert!(
+            texture(256).is_none(),
+            "32 m pixels hold nothing below 45 m"
+        );
         assert_eq!(texture(1024).unwrap().side(), 128);
         assert_eq!(texture(8192).unwrap().side(), 1024);
         assert_eq!(texture(32768).unwrap().side(), 1024, "never finer than 1 m");
@@ -236,9 +239,18 @@ mod tests {
             (s / (n * n) as f64).sqrt() as f32
         };
         let coarse_rms = rms(&coarse, 128);
-        assert!(worst < 0.02 * coarse_rms * 4.0, "worst {worst} against RMS {coarse_rms}");
-        assert!(correlation(&a, &b) > 0.6, "the fine map keeps the coarse map's texture");
-        assert!(rms(&fine, 1024) > 1.1 * coarse_rms, "the fine map adds power");
+        assert!(
+            worst < 0.02 * coarse_rms * 4.0,
+            "worst {worst} against RMS {coarse_rms}"
+        );
+        assert!(
+            correlation(&a, &b) > 0.6,
+            "the fine map keeps the coarse map's texture"
+        );
+        assert!(
+            rms(&fine, 1024) > 1.1 * coarse_rms,
+            "the fine map adds power"
+        );
     }
 
     #[test]
