@@ -630,3 +630,64 @@ fn starmade_inspect_write_and_export() {
         text(&o)
     );
 }
+
+/// A config written for the original's per-map erosion dials still runs, and the summary says
+/// what its count and cells mean at this MapSize; the default dials print no such note.
+#[test]
+fn original_erosion_keys_are_honoured_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("legacy.json");
+    std::fs::write(
+        &cfg,
+        r#"{"Erosion": "v1", "ErosionDropletCount": 20000, "ErosionDropletLifetime": 64}"#,
+    )
+    .unwrap();
+    let cfg = cfg.to_str().unwrap();
+    let out = dir.path().join("out");
+    let o = islagen(&[
+        "--seed",
+        "7",
+        "--size",
+        "256",
+        "--skip-roads",
+        "--config",
+        cfg,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains(
+            "note: ErosionDropletCount 20000 is a count over the whole map: at MapSize 256 that is"
+        ),
+        "{t}"
+    );
+    assert!(
+        t.contains("note: ErosionDropletLifetime 64 is in map cells: 2048 m at MapSize 256"),
+        "{t}"
+    );
+    let dat = read_file(&out.join("MapData_Seed_7.dat"))
+        .unwrap()
+        .blueprint;
+    assert_eq!(
+        dat.erosion.unwrap().droplet_count,
+        20_000,
+        "EROS records the count drawn"
+    );
+    std::fs::write(dir.path().join("default.json"), r#"{"Erosion": "v1"}"#).unwrap();
+    let o = islagen(&[
+        "--seed",
+        "7",
+        "--size",
+        "256",
+        "--skip-roads",
+        "--config",
+        dir.path().join("default.json").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert!(o.status.success() && t.contains("per km² of land"), "{t}");
+    assert!(!t.contains("note: Erosion"), "{t}");
+}
