@@ -226,4 +226,37 @@ mod tests {
             );
         }
     }
+
+    /// The snow line frays too: on a slope whose height rises west to east through the snow
+    /// temperature, the Snow/Mountain border is a straight contour without the perturbation and
+    /// a markedly longer, noisy line with it, with about the same snow.
+    #[test]
+    fn the_snow_line_frays() {
+        let zoning = Zoning::new(42, crate::stages::curve::BALANCED.knots);
+        let n = 1024;
+        let k5 = zoning.knots[5];
+        let mask = |frayed: bool| -> Vec<bool> {
+            (0..n * n)
+                .map(|i| {
+                    let (u, v) = (normalised(i / n, n), normalised(i % n, n));
+                    let a = k5 + (1.3 - k5).max(0.1) * u;
+                    match frayed {
+                        true => zoning.land(a, u, v, false) == Biome::Snow,
+                        false => {
+                            1.0 - LATITUDE_COOLING * (1.0 - v) - ELEVATION_COOLING * a
+                                < SNOW_TEMPERATURE
+                        }
+                    }
+                })
+                .collect()
+        };
+        let (smooth, frayed) = (mask(false), mask(true));
+        let share = |m: &[bool]| m.iter().filter(|f| **f).count() as f64 / m.len() as f64;
+        let (s, f) = (share(&smooth), share(&frayed));
+        let (bs, bf) = (boundary(&smooth), boundary(&frayed));
+        eprintln!("snow share {s:.4} → {f:.4}, boundary {bs} → {bf}");
+        assert!(s > 0.1 && s < 0.9, "the slope crosses the snow line: {s}");
+        assert!((s - f).abs() < 0.02, "snow share {s:.3} → {f:.3}");
+        assert!(bf as f64 > 1.25 * bs as f64, "boundary {bs} → {bf}");
+    }
 }
