@@ -287,6 +287,44 @@ pub struct WaterBody {
     pub centroid_y: f32,
 }
 
+/// RIVR: the river network as vectors (islagen's section, registered in docs/FORMAT.md).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RiverNetwork {
+    /// The channel-start catchment as applied, km².
+    pub catchment_km2: f32,
+    /// The width multiplier as applied.
+    pub width_scale: f32,
+    /// The river density multiplier as applied.
+    pub density: f32,
+    /// The rivers, trunk streams and tributaries each their own.
+    pub rivers: Vec<River>,
+}
+
+/// One river of RIVR: a centreline from its source (or where it leaves a larger river's
+/// catchment) to its mouth or confluence.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct River {
+    /// Strahler order (1 = a headwater stream).
+    pub order: u8,
+    /// WBID ids of the reaches it covers, upstream to downstream.
+    pub reaches: Vec<u16>,
+    /// The centreline, upstream to downstream.
+    pub points: Vec<RiverPoint>,
+}
+
+/// One centreline point of a [`River`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RiverPoint {
+    /// Pixel X (a pixel's centre at x + 0.5, like TOWN and the roads).
+    pub x: f32,
+    /// Pixel Y.
+    pub y: f32,
+    /// Channel width here, metres.
+    pub width_m: f32,
+    /// Discharge here, m³/s.
+    pub discharge_m3s: f32,
+}
+
 /// A whole blueprint. Optional sections are `None` when absent from the file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Blueprint {
@@ -304,12 +342,14 @@ pub struct Blueprint {
     pub detail: Option<DetailRecord>,
     /// EROS (v2 or v3).
     pub erosion: Option<ErosionRecord>,
-    /// WBID: 0 dry, 1 ocean, 2.. lakes.
+    /// WBID: 0 dry, 1 ocean, 2.. lakes and river reaches.
     pub water_ids: Option<Array2<u16>>,
     /// WBTB.
     pub water_bodies: Option<Vec<WaterBody>>,
     /// WSRF: quantised levels, see [`super::format::encode_water_level`].
     pub water_surface: Option<Array2<u16>>,
+    /// RIVR.
+    pub rivers: Option<RiverNetwork>,
     /// RDHW / RDBR / RDRG / RDTL.
     pub roads: Roads,
 }

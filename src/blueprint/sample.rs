@@ -125,6 +125,7 @@ pub fn full(map_size: i32, salt: u32) -> Blueprint {
         ),
         water_ids: Some(water_ids),
         water_surface: Some(water_surface),
+        rivers: None,
         roads,
     }
 }

@@ -182,6 +182,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         water_ids: Some(bodies.ids),
         water_bodies: Some(bodies.bodies),
         water_surface: Some(bodies.surface),
+        rivers: None,
         roads: road_paths,
     };
     Ok(World {
