@@ -1,8 +1,9 @@
 //! Hostile input: truncations and single-byte corruptions of valid files return a typed error
-//! (or load, where the corruption only reaches a skippable section) and never panic.
+//! (or load, where the corruption only reaches a skippable section) and never panic; and one
+//! corruption per RIVR rule, each failing with that rule at RIVR and the offending byte.
 
 use islagen::blueprint::format::*;
-use islagen::blueprint::{read_bytes, sample, write_v1, write_v2, ReadError};
+use islagen::blueprint::{read_bytes, sample, write_v1, write_v2, LoadWarning, ReadError, Rule};
 
 fn valid_v2() -> Vec<u8> {
     let mut bytes = Vec::new();
@@ -144,4 +145,131 @@ fn corrupting_small_section_payloads_never_panics() {
             }
         }
     }
+}
+
+/// The valid sample file and the offset of its RIVR payload. The sample's first river has one
+/// reach and at least one point, so the payload begins (offsets from its start):
+/// 0 riversVersion · 2 catchmentKm2 · 6 widthScale · 10 density · 14 riverCount ·
+/// 18 order · 19 reachCount · 21 reachId · 23 pointCount · 27 x · 31 y · 35 widthM · 39 dischargeM3s
+fn rivr_file() -> (Vec<u8>, usize, usize) {
+    let bytes = valid_v2();
+    let loaded = read_bytes(&bytes).unwrap();
+    let rivers = loaded
+        .blueprint
+        .rivers
+        .as_ref()
+        .expect("the sample has rivers");
+    assert_eq!(rivers.rivers[0].reaches.len(), 1);
+    assert!(!rivers.rivers[0].points.is_empty());
+    let s = loaded.sections.iter().find(|s| s.tag == RIVR).unwrap();
+    (bytes, s.offset as usize, s.offset as usize + 12)
+}
+
+fn put(bytes: &mut [u8], at: usize, value: &[u8]) {
+    bytes[at..at + value.len()].copy_from_slice(value);
+}
+
+fn rejected_at(bytes: &[u8], rule: Rule, offset: usize) {
+    let err = read_bytes(bytes).expect_err("the file must be rejected");
+    assert_eq!(err.rule(), Some(rule), "wrong rule: {err}");
+    assert_eq!(err.tag(), Some(RIVR), "wrong tag: {err}");
+    assert_eq!(err.offset(), Some(offset as u64), "wrong offset: {err}");
+}
+
+#[test]
+fn rivr_truncated_payload_is_rejected() {
+    // two rivers, the first of one point (ending at 43), and the section declared to end one
+    // byte into the second river's reach count: every count fits, the u16 does not
+    let (mut bytes, frame, p) = rivr_file();
+    put(&mut bytes, p + 14, &2i32.to_le_bytes());
+    put(&mut bytes, p + 23, &1i32.to_le_bytes());
+    bytes[p + 43] = 1;
+    put(&mut bytes, frame + 4, &45u64.to_le_bytes());
+    rejected_at(&bytes, Rule::Truncated, p + 44);
+}
+
+#[test]
+fn rivr_counts_past_the_end_are_rejected_before_allocation() {
+    for (at, count) in [
+        (14, &i32::MAX.to_le_bytes()[..]),
+        (23, &(1i32 << 28).to_le_bytes()),
+    ] {
+        let (mut bytes, _, p) = rivr_file();
+        put(&mut bytes, p + at, count);
+        rejected_at(&bytes, Rule::Truncated, p + at);
+    }
+    let (mut bytes, _, p) = rivr_file();
+    put(&mut bytes, p + 19, &u16::MAX.to_le_bytes());
+    rejected_at(&bytes, Rule::Truncated, p + 19);
+    let (mut bytes, _, p) = rivr_file();
+    put(&mut bytes, p + 14, &(-2i32).to_le_bytes());
+    rejected_at(&bytes, Rule::NegativeCount, p + 14);
+}
+
+#[test]
+fn rivr_non_finite_values_are_rejected() {
+    for (at, v) in [(35, f32::NAN), (27, f32::INFINITY), (39, f32::NEG_INFINITY)] {
+        let (mut bytes, _, p) = rivr_file();
+        put(&mut bytes, p + at, &v.to_le_bytes());
+        rejected_at(&bytes, Rule::NonFinite, p + at);
+    }
+}
+
+#[test]
+fn rivr_negative_width_or_discharge_is_rejected() {
+    for at in [35, 39] {
+        let (mut bytes, _, p) = rivr_file();
+        put(&mut bytes, p + at, &(-0.5f32).to_le_bytes());
+        rejected_at(&bytes, Rule::NegativeValue, p + at);
+    }
+}
+
+#[test]
+fn rivr_coordinates_off_the_map_are_rejected() {
+    for (at, v) in [(27, 256.5f32), (31, -0.25)] {
+        let (mut bytes, _, p) = rivr_file();
+        put(&mut bytes, p + at, &v.to_le_bytes());
+        rejected_at(&bytes, Rule::CoordinateOutOfRange, p + at);
+    }
+}
+
+#[test]
+fn rivr_order_zero_is_rejected() {
+    let (mut bytes, _, p) = rivr_file();
+    bytes[p + 18] = 0;
+    rejected_at(&bytes, Rule::InvalidOrder, p + 18);
+}
+
+#[test]
+fn rivr_reach_ids_must_be_wbtb_river_bodies() {
+    // 3 is a lake in the sample's WBTB, 999 is no body at all
+    for id in [3u16, 999] {
+        let (mut bytes, _, p) = rivr_file();
+        put(&mut bytes, p + 21, &id.to_le_bytes());
+        rejected_at(&bytes, Rule::UnknownReach, p + 21);
+    }
+    // WBTB renamed to an unknown tag: skipped, so RIVR's reaches refer to nothing
+    let (mut bytes, frame, _) = rivr_file();
+    let wbtb = read_bytes(&bytes)
+        .unwrap()
+        .sections
+        .iter()
+        .find(|s| s.tag == WBTB)
+        .unwrap()
+        .offset as usize;
+    put(&mut bytes, wbtb, b"WBTX");
+    rejected_at(&bytes, Rule::MissingReferencedSection, frame);
+}
+
+#[test]
+fn rivr_of_an_unknown_version_is_skipped_whole() {
+    let (mut bytes, _, p) = rivr_file();
+    put(&mut bytes, p, &2u16.to_le_bytes());
+    bytes[p + 18] = 0; // would break a v1 rule; a v2 body is not looked at
+    let loaded = read_bytes(&bytes).unwrap();
+    assert_eq!(loaded.blueprint.rivers, None);
+    assert!(loaded.warnings.contains(&LoadWarning::UnknownVersion {
+        tag: RIVR,
+        version: 2
+    }));
 }

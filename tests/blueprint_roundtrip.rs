@@ -1,5 +1,6 @@
 //! Round trips through the real writer and reader: v2 and v1 with every section populated,
-//! random blueprints (proptest), the byte layout of small sections, and writer refusals.
+//! random blueprints (proptest), rivers (RIVR), the byte layout of small sections, and writer
+//! refusals.
 
 use islagen::blueprint::format::*;
 use islagen::blueprint::roundtrip::{first_difference, roundtrip};
@@ -69,6 +70,7 @@ fn v1_round_trip_keeps_what_v1_carries() {
     }
     assert_eq!((got.curve, got.detail, got.erosion), (None, None, None));
     assert!(got.water_ids.is_none());
+    assert!(got.rivers.is_none(), "v1 has no rivers");
     // the v1 source re-encodes as v2 with sentinel params and survives the harness
     let report = roundtrip(&loaded).unwrap();
     let v2 = read_bytes(&v2_bytes(got)).unwrap();
@@ -135,6 +137,37 @@ fn small_sections_have_the_contract_bytes() {
     assert_eq!(bytes[biom + 256 * 2 + 5], bp.biomes[(2, 5)].ordinal());
     let hgts = at(HGTS) + 12 + 4 * (256 * 3 + 1);
     assert_eq!(&bytes[hgts..hgts + 4], &bp.heights[(3, 1)].to_le_bytes());
+    // RIVR: header, then each river's order, reaches and points, as the layout says
+    let rivr = at(RIVR);
+    let n = bp.rivers.as_ref().unwrap();
+    let mut r = b"RIVR".to_vec();
+    let len = rivr_len(
+        n.rivers
+            .iter()
+            .map(|r| (r.reaches.len() as u64, r.points.len() as u64)),
+    );
+    r.extend_from_slice(&len.to_le_bytes());
+    r.extend_from_slice(&1u16.to_le_bytes());
+    for v in [n.catchment_km2, n.width_scale, n.density] {
+        r.extend_from_slice(&v.to_le_bytes());
+    }
+    r.extend_from_slice(&(n.rivers.len() as i32).to_le_bytes());
+    for river in &n.rivers {
+        r.push(river.order);
+        r.extend_from_slice(&(river.reaches.len() as u16).to_le_bytes());
+        river
+            .reaches
+            .iter()
+            .for_each(|id| r.extend_from_slice(&id.to_le_bytes()));
+        r.extend_from_slice(&(river.points.len() as i32).to_le_bytes());
+        for p in &river.points {
+            for v in [p.x, p.y, p.width_m, p.discharge_m3s] {
+                r.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    assert_eq!(r.len() as u64, 12 + len);
+    assert_eq!(&bytes[rivr..rivr + r.len()], &r[..]);
     // the WSRF sentinel agrees with WBID
     let (ids, surf) = (
         loaded.blueprint.water_ids.unwrap(),
@@ -200,6 +233,123 @@ fn writer_refuses_what_the_reader_would_reject() {
 }
 
 #[test]
+fn writer_refuses_rivers_the_reader_would_reject() {
+    use islagen::blueprint::error::RiverProblem;
+    let refused = |edit: &dyn Fn(&mut RiverNetwork)| {
+        let mut bp = sample::full(256, 1);
+        edit(bp.rivers.as_mut().unwrap());
+        let mut out = Vec::new();
+        let err = write_v2(&mut out, &bp).expect_err("the writer must refuse");
+        assert!(
+            out.is_empty(),
+            "nothing is written before the model is checked"
+        );
+        err
+    };
+    let problem = |err: WriteError| match err {
+        WriteError::InvalidRiver { problem, .. } => problem,
+        other => panic!("not a river error: {other}"),
+    };
+    assert_eq!(
+        problem(refused(&|n| n.rivers[1].order = 0)),
+        RiverProblem::OrderZero
+    );
+    assert_eq!(
+        problem(refused(&|n| n.rivers[0].points[3].width_m = f32::NAN)),
+        RiverProblem::NonFinite
+    );
+    assert_eq!(
+        problem(refused(&|n| n.rivers[0].points[0].discharge_m3s = -1.0)),
+        RiverProblem::Negative
+    );
+    assert_eq!(
+        problem(refused(&|n| n.rivers[2].points[1].y = 256.01)),
+        RiverProblem::OutOfMap
+    );
+    assert_eq!(
+        problem(refused(&|n| n.rivers[0].reaches.push(2))),
+        RiverProblem::UnknownReach(2),
+        "body 2 is a lake"
+    );
+    let err = refused(&|n| n.rivers[1].reaches = vec![5; 1 << 16]);
+    assert!(
+        matches!(
+            err,
+            WriteError::TooManyReaches {
+                river: 1,
+                len: 65536
+            }
+        ),
+        "{err}"
+    );
+    let mut bp = sample::full(256, 1);
+    bp.water_bodies = None;
+    assert!(matches!(
+        write_v2(&mut Vec::new(), &bp),
+        Err(WriteError::RiversWithoutWaterTable)
+    ));
+    let mut bp = sample::full(256, 1);
+    let err = write_v2(&mut Vec::new(), &{
+        bp.rivers.as_mut().unwrap().rivers[0].points[2].x = -3.0;
+        bp
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("river 0 point 2"), "{err}");
+}
+
+#[test]
+fn rivers_round_trip_through_v2() {
+    let bp = sample::full(256, 8);
+    let n = bp.rivers.as_ref().expect("the sample has rivers");
+    assert!(n.rivers.len() >= 2 && n.rivers.iter().any(|r| !r.reaches.is_empty()));
+    let loaded = read_bytes(&v2_bytes(&bp)).unwrap();
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    assert_eq!(loaded.blueprint.rivers, bp.rivers);
+    assert!(roundtrip(&loaded).is_ok());
+
+    // edges of what the rules allow: both map edges, zero and −0 widths, empty rivers, order 255
+    let mut edge = bp.clone();
+    let n = edge.rivers.as_mut().unwrap();
+    n.rivers[0].points[0] = RiverPoint {
+        x: 0.0,
+        y: 256.0,
+        width_m: -0.0,
+        discharge_m3s: 0.0,
+    };
+    n.rivers.push(River {
+        order: 255,
+        reaches: Vec::new(),
+        points: Vec::new(),
+    });
+    n.catchment_km2 = f32::from_bits(0x7FC0_1234); // header fields are metadata, kept bitwise
+    let loaded = read_bytes(&v2_bytes(&edge)).unwrap();
+    assert_eq!(first_difference(&edge, &loaded.blueprint), None);
+    let got = loaded.blueprint.rivers.as_ref().unwrap();
+    assert_eq!(
+        got.rivers[0].points[0].width_m.to_bits(),
+        (-0.0f32).to_bits()
+    );
+    assert_eq!(got.catchment_km2.to_bits(), 0x7FC0_1234);
+
+    // an empty network is still a section, and its absence is none
+    let mut empty = bp.clone();
+    empty.rivers.as_mut().unwrap().rivers.clear();
+    let loaded = read_bytes(&v2_bytes(&empty)).unwrap();
+    assert_eq!(loaded.blueprint.rivers.unwrap().rivers.len(), 0);
+    let mut none = bp.clone();
+    none.rivers = None;
+    let loaded = read_bytes(&v2_bytes(&none)).unwrap();
+    assert!(loaded.sections.iter().all(|s| s.tag != RIVR));
+    assert_eq!(loaded.blueprint.rivers, None);
+
+    // the harness notices a changed river point
+    let mut moved = bp.clone();
+    moved.rivers.as_mut().unwrap().rivers[1].points[0].x += 1.0;
+    assert!(first_difference(&bp, &moved).unwrap().contains("RIVR"));
+    assert!(first_difference(&bp, &none).unwrap().contains("RIVR"));
+}
+
+#[test]
 fn files_are_written_atomically_and_read_back() {
     let dir = tempfile::tempdir().unwrap();
     let bp = sample::full(256, 5);
@@ -249,6 +399,7 @@ prop_compose! {
         utc in "[ -~]{0,40}",
         hash in "[0-9a-f]{0,12}|ünï©ødé",
         heights_bits in any::<u32>(),
+        rivers in prop::option::of(prop::collection::vec((1u8..=255, prop::collection::vec(4u16..=5, 0..3), prop::collection::vec((0.0f32..=256.0, 0.0f32..=256.0, 0.0f32..1.0e4, 0.0f32..1.0e6), 0..8)), 0..6)),
     ) -> Blueprint {
         let mut bp = sample::full(256, salt);
         bp.params.world_seed = seed;
@@ -266,10 +417,21 @@ prop_compose! {
             Some(true) => {}
             Some(false) => bp.erosion.as_mut().unwrap().crater = ErosionCrater::Exclusion { factor: 1.2 },
         }
+        match rivers {
+            None => bp.rivers = None,
+            Some(rivers) => {
+                bp.rivers.as_mut().unwrap().rivers = rivers.into_iter().map(|(order, reaches, points)| River {
+                    order,
+                    reaches,
+                    points: points.into_iter().map(|(x, y, width_m, discharge_m3s)| RiverPoint { x, y, width_m, discharge_m3s }).collect(),
+                }).collect();
+            }
+        }
         if !water {
             bp.water_ids = None;
             bp.water_bodies = None;
             bp.water_surface = None;
+            bp.rivers = None; // RIVR's reaches need WBTB
         }
         bp
     }
@@ -302,6 +464,7 @@ proptest! {
         expected.water_ids = None;
         expected.water_bodies = None;
         expected.water_surface = None;
+        expected.rivers = None;
         prop_assert_eq!(first_difference(&expected, &got), None);
     }
 }

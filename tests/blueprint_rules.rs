@@ -310,7 +310,7 @@ fn erosion_crater_mode_is_checked() {
 #[test]
 fn unknown_tags_are_skipped_and_the_file_loads() {
     let mut f = minimal();
-    let future = Tag::from_fourcc(*b"RIVR");
+    let future = Tag::from_fourcc(*b"LAVA");
     f.section(future, &[1, 2, 3, 4, 5, 6, 7]);
     f.section(TOWN, &i32s(&[0]));
     let loaded = read_bytes(&f.bytes).unwrap();
@@ -373,6 +373,65 @@ fn unknown_tdtl_and_eros_versions_are_skipped() {
         (loaded.blueprint.detail, loaded.blueprint.erosion),
         (None, None)
     );
+}
+
+#[test]
+fn unknown_rivr_versions_are_skipped() {
+    // a future riversVersion whose body is not even well-formed as v1, and no WBTB: the whole
+    // section is skipped, so neither its contents nor the reach rule are looked at
+    for version in [0u16, 2, 999] {
+        let mut f = minimal();
+        let mut body = version.to_le_bytes().to_vec();
+        body.extend(i32s(&[-1, i32::MAX, 7]));
+        f.section(RIVR, &body);
+        f.section(TOWN, &i32s(&[0]));
+        let loaded = read_bytes(&f.bytes).unwrap();
+        assert_eq!(loaded.blueprint.rivers, None);
+        assert!(loaded
+            .warnings
+            .contains(&LoadWarning::UnknownVersion { tag: RIVR, version }));
+        let s = loaded.sections.iter().find(|s| s.tag == RIVR).unwrap();
+        assert_eq!(s.status, SectionStatus::SkippedUnknownVersion(version));
+        assert!(!loaded.warnings.contains(&LoadWarning::MissingSection(TOWN)));
+    }
+}
+
+#[test]
+fn rivr_is_read_from_a_crafted_file() {
+    // WBTB: body 2 is a river reach; RIVR v1: one order-3 river on reach 2 with two points
+    let mut wbtb = i32s(&[1]);
+    wbtb.extend_from_slice(&2u16.to_le_bytes());
+    wbtb.extend_from_slice(&[WaterBodyType::River as u8, 0]);
+    wbtb.extend_from_slice(&[0u8; 16]);
+    let mut rivr = RIVR_VERSION.to_le_bytes().to_vec();
+    for v in [1.5f32, 2.0, 0.5] {
+        rivr.extend_from_slice(&v.to_le_bytes());
+    }
+    rivr.extend(i32s(&[1]));
+    rivr.push(3);
+    rivr.extend_from_slice(&1u16.to_le_bytes());
+    rivr.extend_from_slice(&2u16.to_le_bytes());
+    rivr.extend(i32s(&[2]));
+    for v in [0.0f32, 256.0, 5.0, 0.0, 10.5, 200.25, 7.5, 3.0] {
+        rivr.extend_from_slice(&v.to_le_bytes());
+    }
+    assert_eq!(rivr.len() as u64, rivr_len([(1, 2)]));
+    let mut f = minimal();
+    // RIVR before WBTB: the reach rule is checked once every section is read
+    f.section(RIVR, &rivr);
+    f.section(WBTB, &wbtb);
+    let loaded = read_bytes(&f.bytes).unwrap();
+    let n = loaded.blueprint.rivers.unwrap();
+    assert_eq!((n.catchment_km2, n.width_scale, n.density), (1.5, 2.0, 0.5));
+    assert_eq!(n.rivers.len(), 1);
+    let r = &n.rivers[0];
+    assert_eq!((r.order, &r.reaches[..]), (3, &[2u16][..]));
+    assert_eq!(
+        (r.points[0].x, r.points[0].y),
+        (0.0, 256.0),
+        "both map edges are on the map"
+    );
+    assert_eq!((r.points[1].width_m, r.points[1].discharge_m3s), (7.5, 3.0));
 }
 
 #[test]

@@ -37,6 +37,19 @@ pub enum Rule {
     InvalidValue,
     /// A string is not valid UTF-8 or its length prefix is malformed or too long.
     InvalidString,
+    /// A value that must be a real number (a river point's x, y, width or discharge) is NaN or
+    /// infinite.
+    NonFinite,
+    /// A quantity that cannot be negative (a river's width or discharge) is.
+    NegativeValue,
+    /// A position (a river point's x or y) lies outside 0 ..= MapSize.
+    CoordinateOutOfRange,
+    /// A river's Strahler order is 0 (orders start at 1, a headwater stream).
+    InvalidOrder,
+    /// A river names a reach id that WBTB does not list as a body of type river.
+    UnknownReach,
+    /// A section that refers to another (RIVR to WBTB) is present without it.
+    MissingReferencedSection,
 }
 
 impl Rule {
@@ -57,6 +70,12 @@ impl Rule {
             Rule::NegativeCount => "negative count",
             Rule::InvalidValue => "invalid enumerated value",
             Rule::InvalidString => "invalid string",
+            Rule::NonFinite => "non-finite value",
+            Rule::NegativeValue => "negative value",
+            Rule::CoordinateOutOfRange => "coordinate outside 0..=MapSize",
+            Rule::InvalidOrder => "Strahler order 0",
+            Rule::UnknownReach => "reach id is not a WBTB river body",
+            Rule::MissingReferencedSection => "section refers to an absent section",
         }
     }
 }
@@ -163,6 +182,27 @@ pub enum WriteError {
         /// The limit.
         max: u32,
     },
+    /// A reach list longer than its u16 count can say.
+    #[error("RIVR river {river} has {len} reaches, more than a u16 count can hold")]
+    TooManyReaches {
+        /// Index of the river.
+        river: usize,
+        /// Its reach count.
+        len: usize,
+    },
+    /// RIVR without the WBTB table its reach ids refer to ([`Rule::MissingReferencedSection`]).
+    #[error("RIVR is present but WBTB, the table its reach ids refer to, is absent")]
+    RiversWithoutWaterTable,
+    /// A RIVR river the reader would reject (see the RIVR rules in docs/FORMAT.md).
+    #[error("RIVR river {river}{at}: {problem}", at = PointSuffix(*point))]
+    InvalidRiver {
+        /// Index of the river.
+        river: usize,
+        /// Index of the offending point, if a point is at fault.
+        point: Option<usize>,
+        /// What is wrong.
+        problem: RiverProblem,
+    },
     /// A TCRV record whose extensions disagree with its curveVersion.
     #[error("TCRV curveVersion {version} {problem}")]
     CurveLayout {
@@ -171,4 +211,44 @@ pub enum WriteError {
         /// What disagrees.
         problem: &'static str,
     },
+}
+
+/// What makes a RIVR river unwritable: each mirrors a reader rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RiverProblem {
+    /// Strahler order 0 ([`Rule::InvalidOrder`]).
+    OrderZero,
+    /// x, y, width or discharge is NaN or infinite ([`Rule::NonFinite`]).
+    NonFinite,
+    /// Width or discharge is negative ([`Rule::NegativeValue`]).
+    Negative,
+    /// x or y outside 0 ..= MapSize ([`Rule::CoordinateOutOfRange`]).
+    OutOfMap,
+    /// A reach id WBTB does not list as a river body ([`Rule::UnknownReach`]).
+    UnknownReach(u16),
+}
+
+impl fmt::Display for RiverProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RiverProblem::OrderZero => f.write_str("Strahler order is 0"),
+            RiverProblem::NonFinite => f.write_str("x, y, width or discharge is not finite"),
+            RiverProblem::Negative => f.write_str("width or discharge is negative"),
+            RiverProblem::OutOfMap => f.write_str("x or y lies outside 0..=MapSize"),
+            RiverProblem::UnknownReach(id) => {
+                write!(f, "reach {id} is not a WBTB body of type river")
+            }
+        }
+    }
+}
+
+struct PointSuffix(Option<usize>);
+
+impl fmt::Display for PointSuffix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(p) => write!(f, " point {p}"),
+            None => Ok(()),
+        }
+    }
 }

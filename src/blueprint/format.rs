@@ -99,6 +99,8 @@ pub const WBID: Tag = Tag::from_fourcc(*b"WBID");
 pub const WBTB: Tag = Tag::from_fourcc(*b"WBTB");
 /// MapSize² × u16 quantised water-surface levels.
 pub const WSRF: Tag = Tag::from_fourcc(*b"WSRF");
+/// Rivers as vectors (islagen's section, registered in docs/FORMAT.md; versioned body).
+pub const RIVR: Tag = Tag::from_fourcc(*b"RIVR");
 /// Highway roads.
 pub const RDHW: Tag = Tag::from_fourcc(*b"RDHW");
 /// Branch roads.
@@ -109,8 +111,8 @@ pub const RDRG: Tag = Tag::from_fourcc(*b"RDRG");
 pub const RDTL: Tag = Tag::from_fourcc(*b"RDTL");
 
 /// Every registered tag in the table's order, which is the order the writer emits.
-pub const REGISTERED_TAGS: [Tag; 14] = [
-    PRMS, HGTS, BIOM, TOWN, TCRV, TDTL, EROS, WBID, WBTB, WSRF, RDHW, RDBR, RDRG, RDTL,
+pub const REGISTERED_TAGS: [Tag; 15] = [
+    PRMS, HGTS, BIOM, TOWN, TCRV, TDTL, EROS, WBID, WBTB, WSRF, RIVR, RDHW, RDBR, RDRG, RDTL,
 ];
 
 /// Bytes of the i32 count that opens TOWN, WBTB, a road block and each road path.
@@ -211,6 +213,30 @@ pub const fn eros_len(version: u16) -> Option<u64> {
         3 => Some(EROS_V3_LEN),
         _ => None,
     }
+}
+
+/// The RIVR body version this reader understands and this writer emits; any other version is
+/// skipped whole on read.
+pub const RIVR_VERSION: u16 = 1;
+/// Bytes of the RIVR header: u16 riversVersion, f32 catchmentKm2, f32 widthScale, f32 density,
+/// i32 riverCount.
+pub const RIVR_HEADER_LEN: u64 = 2 + 3 * 4 + COUNT_LEN;
+/// Bytes of a river's fixed fields: u8 strahlerOrder, u16 reachCount, i32 pointCount.
+pub const RIVR_RIVER_FIXED_LEN: u64 = 1 + 2 + COUNT_LEN;
+/// Bytes of one reach id (u16, a WBID id).
+pub const RIVR_REACH_LEN: u64 = 2;
+/// Bytes of one river point: f32 x, f32 y, f32 widthM, f32 dischargeM3s.
+pub const RIVR_POINT_LEN: u64 = 16;
+
+/// The RIVR payload length for rivers with these (reach count, point count) pairs.
+pub fn rivr_len(rivers: impl IntoIterator<Item = (u64, u64)>) -> u64 {
+    RIVR_HEADER_LEN
+        + rivers
+            .into_iter()
+            .map(|(reaches, points)| {
+                RIVR_RIVER_FIXED_LEN + reaches * RIVR_REACH_LEN + points * RIVR_POINT_LEN
+            })
+            .sum::<u64>()
 }
 
 /// Longest PRMS string (GeneratedUtc, GeneratorGitHash) the reader accepts, in bytes.
@@ -362,6 +388,18 @@ impl WaterBodyType {
     }
 }
 
+/// Which ids WBTB lists as bodies of type river, indexed by id (65 536 entries): the set every
+/// RIVR reach id must fall in.
+pub fn river_body_ids(bodies: impl IntoIterator<Item = (u16, WaterBodyType)>) -> Vec<bool> {
+    let mut is_river = vec![false; 1 << 16];
+    for (id, kind) in bodies {
+        if kind == WaterBodyType::River {
+            is_river[usize::from(id)] = true;
+        }
+    }
+    is_river
+}
+
 /// WBTB salinity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[repr(u8)]
@@ -470,6 +508,7 @@ mod tests {
         assert_eq!(WBID.0, 0x4449_4257);
         assert_eq!(WBTB.0, 0x4254_4257);
         assert_eq!(WSRF.0, 0x4652_5357);
+        assert_eq!(RIVR.0, 0x5256_4952);
         assert_eq!(RDHW.0, 0x5748_4452);
         assert_eq!(RDBR.0, 0x5242_4452);
         assert_eq!(RDRG.0, 0x4752_4452);
@@ -482,6 +521,15 @@ mod tests {
         assert_eq!(tcrv_len(3), 50);
         assert_eq!(tcrv_len(4), 86);
         assert_eq!(tcrv_len(5), 95);
+    }
+
+    #[test]
+    fn rivr_length_counts_header_rivers_reaches_and_points() {
+        assert_eq!(RIVR_HEADER_LEN, 18);
+        assert_eq!(rivr_len([]), 18);
+        // one river: 7 fixed bytes, two reach ids, three points
+        assert_eq!(rivr_len([(2, 3)]), 18 + 7 + 4 + 48);
+        assert_eq!(rivr_len([(0, 0), (1, 1)]), 18 + 7 + 7 + 2 + 16);
     }
 
     #[test]

@@ -5,7 +5,10 @@
 //! first; no duplicate tags; every declared length (section, count, string) checked against what
 //! remains before it is read; each parsed section consumes exactly its declared length;
 //! PRMS / HGTS / BIOM mandatory; biome and tier ordinals range-checked; unknown tags and unknown
-//! TDTL / EROS versions skipped. Every allocation is bounded by bytes known to be in the file.
+//! TDTL / EROS / RIVR versions skipped. RIVR's points must be finite, on the map (0 ..= MapSize),
+//! with non-negative width and discharge, its orders ≥ 1, and — once every section is read — its
+//! reach ids must be WBTB bodies of type river. Every allocation is bounded by bytes known to be
+//! in the file.
 //! Errors are [`ReadError::Invalid`] naming the rule, the tag and the byte offset; the reader
 //! never panics on any input.
 
@@ -476,6 +479,32 @@ impl<S: ReadAt + ?Sized> Src<'_, S> {
         Ok(towns)
     }
 
+    /// A RIVR point value: finite, and inside `range` (a coordinate) or else non-negative.
+    fn river_value(
+        &mut self,
+        what: &str,
+        range: Option<&std::ops::RangeInclusive<f32>>,
+    ) -> Result<f32, ReadError> {
+        let at = self.pos;
+        let v = self.f32()?;
+        let (rule, detail) = if !v.is_finite() {
+            (Rule::NonFinite, format!("river point {what} is {v}"))
+        } else {
+            match range {
+                Some(r) if !r.contains(&v) => (
+                    Rule::CoordinateOutOfRange,
+                    format!(
+                        "river point {what} = {v} lies outside 0..={} (MapSize)",
+                        r.end()
+                    ),
+                ),
+                None if v < 0.0 => (Rule::NegativeValue, format!("river point {what} is {v}")),
+                _ => return Ok(v),
+            }
+        };
+        Err(self.err(rule, at, detail))
+    }
+
     fn road_block(&mut self) -> Result<Vec<RoadPath>, ReadError> {
         let n = self.count("road path", 4)?;
         // a path costs 4 bytes on disk but a Vec header in memory: grow rather than reserve
@@ -526,6 +555,7 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
     let mut water_ids = None;
     let mut water_bodies = None;
     let mut water_surface = None;
+    let mut rivers: Option<(RiverNetwork, Vec<u64>)> = None;
     let mut roads: [Option<Vec<RoadPath>>; 4] = Default::default();
 
     while src.pos < src.len {
@@ -626,6 +656,14 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
                 exact(&src, grid(WSRF))?;
                 water_surface = Some(src.grid::<u16>(side, u16::from_le, "water surface")?);
             }
+            RIVR => {
+                let version = src.u16()?;
+                if version == RIVR_VERSION {
+                    rivers = Some(read_rivers(&mut src, side)?);
+                } else {
+                    status = SectionStatus::SkippedUnknownVersion(version);
+                }
+            }
             _ => match RoadTier::from_tag(tag) {
                 Some(tier) => roads[tier as usize] = Some(src.road_block()?),
                 None => status = SectionStatus::SkippedUnknownTag,
@@ -672,6 +710,9 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
     let params = params.ok_or_else(|| missing(&src, PRMS))?;
     let heights = heights.ok_or_else(|| missing(&src, HGTS))?;
     let biomes = biomes.ok_or_else(|| missing(&src, BIOM))?;
+    if let Some((network, reach_at)) = &rivers {
+        check_reaches(network, reach_at, water_bodies.as_deref(), &sections)?;
+    }
     let towns = towns.unwrap_or_else(|| {
         warnings.push(LoadWarning::MissingSection(TOWN));
         Vec::new()
@@ -703,7 +744,7 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
             water_ids,
             water_bodies,
             water_surface,
-            rivers: None,
+            rivers: rivers.map(|(network, _)| network),
             roads: road_tiers,
         },
         format: Format::V2,
@@ -898,6 +939,105 @@ fn read_water_bodies<S: ReadAt + ?Sized>(src: &mut Src<S>) -> Result<Vec<WaterBo
         });
     }
     Ok(bodies)
+}
+
+/// RIVR after its riversVersion. Returns the network and, per river, the file offset of its
+/// first reach id, so that the reach ids can be checked against WBTB once every section is read.
+fn read_rivers<S: ReadAt + ?Sized>(
+    src: &mut Src<S>,
+    side: usize,
+) -> Result<(RiverNetwork, Vec<u64>), ReadError> {
+    let catchment_km2 = src.f32()?;
+    let width_scale = src.f32()?;
+    let density = src.f32()?;
+    let n = src.count("river", RIVR_RIVER_FIXED_LEN)?;
+    // a river costs 7 bytes on disk but two Vec headers in memory: grow rather than reserve
+    let mut rivers = Vec::with_capacity(n.min(1 << 12));
+    let mut reach_at = Vec::with_capacity(n.min(1 << 12));
+    let map = 0.0..=side as f32;
+    for i in 0..n {
+        let at = src.pos;
+        let order = src.u8()?;
+        if order == 0 {
+            return Err(src.err(
+                Rule::InvalidOrder,
+                at,
+                format!("river {i} has Strahler order 0; orders start at 1"),
+            ));
+        }
+        let count_at = src.pos;
+        let reach_count = src.u16()?;
+        src.need_at(
+            u64::from(reach_count) * RIVR_REACH_LEN,
+            "the reach ids",
+            count_at,
+        )?;
+        reach_at.push(src.pos);
+        let mut reaches = Vec::with_capacity(usize::from(reach_count));
+        for _ in 0..reach_count {
+            reaches.push(src.u16()?);
+        }
+        let point_count = src.count("river point", RIVR_POINT_LEN)?;
+        let mut points = Vec::with_capacity(point_count);
+        for _ in 0..point_count {
+            points.push(RiverPoint {
+                x: src.river_value("x", Some(&map))?,
+                y: src.river_value("y", Some(&map))?,
+                width_m: src.river_value("widthM", None)?,
+                discharge_m3s: src.river_value("dischargeM3s", None)?,
+            });
+        }
+        rivers.push(River {
+            order,
+            reaches,
+            points,
+        });
+    }
+    let network = RiverNetwork {
+        catchment_km2,
+        width_scale,
+        density,
+        rivers,
+    };
+    Ok((network, reach_at))
+}
+
+/// RIVR's cross-section rule: WBTB is present and lists every reach id as a river body.
+fn check_reaches(
+    network: &RiverNetwork,
+    reach_at: &[u64],
+    bodies: Option<&[WaterBody]>,
+    sections: &[SectionInfo],
+) -> Result<(), ReadError> {
+    let frame_at = sections
+        .iter()
+        .find(|s| s.tag == RIVR)
+        .map_or(0, |s| s.offset);
+    let Some(bodies) = bodies else {
+        return Err(ReadError::Invalid {
+            rule: Rule::MissingReferencedSection,
+            tag: Some(RIVR),
+            offset: frame_at,
+            detail: "RIVR is present but WBTB, the table its reach ids refer to, is absent".into(),
+        });
+    };
+    let is_river = river_body_ids(bodies.iter().map(|b| (b.id, b.kind)));
+    for (i, (river, &at)) in network.rivers.iter().zip(reach_at).enumerate() {
+        if let Some(j) = river
+            .reaches
+            .iter()
+            .position(|&id| !is_river[usize::from(id)])
+        {
+            let id = river.reaches[j];
+            return Err(ReadError::Invalid {
+                rule: Rule::UnknownReach,
+                tag: Some(RIVR),
+                offset: at + j as u64 * RIVR_REACH_LEN,
+                detail: format!("river {i} names reach {id}, which WBTB does not list as a river"),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn read_v1<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {

@@ -1,8 +1,8 @@
 //! The round-trip harness: load through the real reader, re-write as v2 through the real writer,
 //! reload, and compare semantically — params (provenance aside), heights bitwise, biomes, towns,
-//! every road point, the water sections and the records.
+//! every road point, the water sections, the rivers and the records.
 
-use crate::blueprint::format::{EROS, TCRV, TDTL, TOWN, WBTB};
+use crate::blueprint::format::{EROS, RIVR, TCRV, TDTL, TOWN, WBTB};
 use crate::blueprint::write::record_payload;
 use crate::blueprint::{self, Blueprint, Loaded, RoadTier, Tag};
 
@@ -41,8 +41,8 @@ pub fn roundtrip(loaded: &Loaded) -> Result<RoundTripReport, RoundTripError> {
 }
 
 /// The first semantic difference between two blueprints, ignoring provenance; `None` if equal.
-/// Floats compare bitwise: heights and road points by their bits, towns and the records by the
-/// exact bytes the writer encodes them as.
+/// Floats compare bitwise: heights and road points by their bits, towns, the records and the
+/// rivers by the exact bytes the writer encodes them as.
 pub fn first_difference(a: &Blueprint, b: &Blueprint) -> Option<String> {
     if !a.params.same_inputs(&b.params) {
         return Some(format!("params differ: {:?} vs {:?}", a.params, b.params));
@@ -67,7 +67,7 @@ pub fn first_difference(a: &Blueprint, b: &Blueprint) -> Option<String> {
     if let Some(d) = grid_difference("biome", &a.biomes, &b.biomes) {
         return Some(d);
     }
-    for tag in [TOWN, TCRV, TDTL, EROS, WBTB] {
+    for tag in [TOWN, TCRV, TDTL, EROS, WBTB, RIVR] {
         let (ra, rb) = (record_payload(a, tag), record_payload(b, tag));
         if ra != rb {
             return Some(match (ra, rb) {
@@ -150,6 +150,7 @@ fn record_debug(bp: &Blueprint, tag: Tag) -> String {
         TCRV => format!("{:?}", bp.curve),
         TDTL => format!("{:?}", bp.detail),
         EROS => format!("{:?}", bp.erosion),
+        RIVR => format!("{:?}", bp.rivers),
         _ => format!("{:?}", bp.water_bodies),
     }
 }

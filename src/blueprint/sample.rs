@@ -1,5 +1,7 @@
 //! A deterministic blueprint with every section populated, for tests, benchmarks and fuzzing.
-//! Its values are arbitrary patterns, not a world: nothing here generates terrain.
+//! Its values are arbitrary patterns, not a world: nothing here generates terrain. The patterns
+//! still keep the cross-section rules: WBTB's pixel counts and WSRF's levels agree with WBID, and
+//! RIVR's reaches are WBTB river bodies whose pixels lie along its rivers.
 
 use ndarray::Array2;
 
@@ -9,7 +11,7 @@ use super::format::{
 use super::model::*;
 
 /// A blueprint of `map_size`² pixels whose every section (TCRV at version 5, TDTL v2, EROS v3,
-/// water, four road tiers) carries values derived from `salt`.
+/// water with two river reaches, RIVR, four road tiers) carries values derived from `salt`.
 pub fn full(map_size: i32, salt: u32) -> Blueprint {
     let side = map_size.max(0) as usize;
     let mix = |x: usize, y: usize| {
@@ -25,18 +27,30 @@ pub fn full(map_size: i32, salt: u32) -> Blueprint {
     let biomes = Array2::from_shape_fn((side, side), |(x, y)| {
         Biome::ALL[mix(y, x) as usize % Biome::COUNT]
     });
-    let water_ids = heights.mapv(|h| {
+    let rivers = rivers(side, &mix);
+    let mut water_ids = heights.mapv(|h| {
         if h < 0.15 {
             1 + (h.to_bits() % 3) as u16
         } else {
             0
         }
     });
+    // the river reaches: the pixels under each reach-bearing river's centreline
+    for river in &rivers.rivers {
+        if let [reach] = river.reaches[..] {
+            for p in &river.points {
+                if let Some(id) = water_ids.get_mut([p.x as usize, p.y as usize]) {
+                    *id = reach;
+                }
+            }
+        }
+    }
+    let level = |id: u16| 0.15 + f32::from(id) / 64.0;
     let water_surface = water_ids.mapv(|id| {
         if id == 0 {
             0
         } else {
-            encode_water_level(0.15 + f32::from(id) / 64.0).unwrap_or(1)
+            encode_water_level(level(id)).unwrap_or(1)
         }
     });
     let towns = (0..12)
@@ -103,20 +117,20 @@ pub fn full(map_size: i32, salt: u32) -> Blueprint {
             },
         }),
         water_bodies: Some(
-            (1..=3u16)
+            (1..=*RIVER_REACHES.end())
                 .map(|id| WaterBody {
                     id,
-                    kind: if id == 1 {
-                        WaterBodyType::Ocean
-                    } else {
-                        WaterBodyType::Lake
+                    kind: match id {
+                        1 => WaterBodyType::Ocean,
+                        _ if RIVER_REACHES.contains(&id) => WaterBodyType::River,
+                        _ => WaterBodyType::Lake,
                     },
                     salinity: if id == 1 {
                         Salinity::Salt
                     } else {
                         Salinity::Fresh
                     },
-                    surface_level: 0.15 + f32::from(id) / 64.0,
+                    surface_level: level(id),
                     pixel_count: water_ids.iter().filter(|&&w| w == id).count() as i32,
                     centroid_x: f32::from(id) * 10.0,
                     centroid_y: f32::from(id) * 20.0,
@@ -125,8 +139,49 @@ pub fn full(map_size: i32, salt: u32) -> Blueprint {
         ),
         water_ids: Some(water_ids),
         water_surface: Some(water_surface),
-        rivers: None,
+        rivers: Some(rivers),
         roads,
+    }
+}
+
+/// The WBTB ids of [`full`]'s river reaches (bodies 1..=3 are the ocean and two lakes).
+const RIVER_REACHES: std::ops::RangeInclusive<u16> = 4..=5;
+
+/// Three rivers across the map's upper third: a headwater stream on reach 4, the order-2 river
+/// it joins on reach 5, and a small reachless tributary (a stream too narrow for a reach).
+fn rivers(side: usize, mix: &impl Fn(usize, usize) -> u32) -> RiverNetwork {
+    let span = (side / 4).max(1);
+    let row = side / 3;
+    let river = |order: u8, reaches: Vec<u16>, x0: usize, y0: usize, dy: isize, n: usize| {
+        let points = (0..n)
+            .map(|k| {
+                let x = x0 + k * span / n;
+                let y = y0
+                    .saturating_add_signed(dy * k as isize)
+                    .min(side.saturating_sub(1));
+                RiverPoint {
+                    x: x as f32 + 0.5,
+                    y: y as f32 + 0.5,
+                    width_m: f32::from(order) * 4.0 + (mix(k, x) % 100) as f32 / 50.0,
+                    discharge_m3s: f32::from(order) * 2.5 + (k as f32) * 0.25,
+                }
+            })
+            .collect();
+        River {
+            order,
+            reaches,
+            points,
+        }
+    };
+    RiverNetwork {
+        catchment_km2: 2.5,
+        width_scale: 1.0,
+        density: 1.0,
+        rivers: vec![
+            river(1, vec![*RIVER_REACHES.start()], span, row, 0, 12),
+            river(2, vec![*RIVER_REACHES.end()], 2 * span, row, 0, 16),
+            river(1, Vec::new(), 2 * span, row + span, -1, 6),
+        ],
     }
 }
 

@@ -9,9 +9,9 @@ use std::path::Path;
 
 use ndarray::Array2;
 
-use super::error::WriteError;
+use super::error::{RiverProblem, WriteError};
 use super::format::*;
-use super::model::{Blueprint, CurveRecord, ErosionCrater, RoadPath};
+use super::model::{Blueprint, CurveRecord, ErosionCrater, RiverNetwork, RoadPath, WaterBody};
 
 /// Pixels converted per chunk when a grid needs per-element conversion.
 const CHUNK: usize = 1 << 16;
@@ -67,6 +67,55 @@ pub fn validate(bp: &Blueprint) -> Result<(), WriteError> {
     }
     if let Some(curve) = &bp.curve {
         check_curve_layout(curve)?;
+    }
+    if let Some(network) = &bp.rivers {
+        let bodies = bp
+            .water_bodies
+            .as_deref()
+            .ok_or(WriteError::RiversWithoutWaterTable)?;
+        check_rivers(network, bodies, size)?;
+    }
+    Ok(())
+}
+
+/// The reader's RIVR rules, applied to the model: counts that fit, order ≥ 1, finite
+/// non-negative widths and discharges, points on the map, reaches that are WBTB river bodies.
+fn check_rivers(network: &RiverNetwork, bodies: &[WaterBody], size: i32) -> Result<(), WriteError> {
+    fits_i32("RIVR rivers", network.rivers.len())?;
+    let rivers = river_body_ids(bodies.iter().map(|b| (b.id, b.kind)));
+    let map = 0.0..=size as f32;
+    for (river, r) in network.rivers.iter().enumerate() {
+        let bad = |point, problem| WriteError::InvalidRiver {
+            river,
+            point,
+            problem,
+        };
+        if r.order == 0 {
+            return Err(bad(None, RiverProblem::OrderZero));
+        }
+        if u16::try_from(r.reaches.len()).is_err() {
+            return Err(WriteError::TooManyReaches {
+                river,
+                len: r.reaches.len(),
+            });
+        }
+        fits_i32("RIVR river points", r.points.len())?;
+        if let Some(&id) = r.reaches.iter().find(|&&id| !rivers[usize::from(id)]) {
+            return Err(bad(None, RiverProblem::UnknownReach(id)));
+        }
+        for (i, p) in r.points.iter().enumerate() {
+            let values = [p.x, p.y, p.width_m, p.discharge_m3s];
+            let problem = if !values.iter().all(|v| v.is_finite()) {
+                RiverProblem::NonFinite
+            } else if p.width_m < 0.0 || p.discharge_m3s < 0.0 {
+                RiverProblem::Negative
+            } else if !map.contains(&p.x) || !map.contains(&p.y) {
+                RiverProblem::OutOfMap
+            } else {
+                continue;
+            };
+            return Err(bad(Some(i), problem));
+        }
     }
     Ok(())
 }
@@ -165,6 +214,9 @@ pub fn write_v2<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> 
         frame(w, bp, WSRF)?;
         write_u16s(w, surface)?;
     }
+    if let Some(payload) = record_payload(bp, RIVR) {
+        section(w, bp, RIVR, &payload)?;
+    }
     for tier in RoadTier::ALL {
         frame(w, bp, tier.tag())?;
         write_road_block(w, bp.roads.tier(*tier))?;
@@ -249,11 +301,12 @@ pub fn section_len(bp: &Blueprint, tag: Tag) -> Option<u64> {
             .water_bodies
             .as_ref()
             .map(|b| water_table_len(b.len() as u64)),
+        RIVR => bp.rivers.as_ref().map(rivers_len),
         _ => RoadTier::from_tag(tag).map(|tier| road_paths_len(bp.roads.tier(tier))),
     }
 }
 
-/// The payload of a small (non-grid) section — TOWN, TCRV, TDTL, EROS or WBTB — exactly as the
+/// The payload of a small (non-grid) section — TOWN, TCRV, TDTL, EROS, WBTB or RIVR — exactly as the
 /// v2 writer emits it; `None` when the blueprint does not carry it (TOWN is always carried).
 /// The round-trip harness compares these bytes: a bitwise comparison of every field.
 pub fn record_payload(bp: &Blueprint, tag: Tag) -> Option<Vec<u8>> {
@@ -330,8 +383,41 @@ pub fn record_payload(bp: &Blueprint, tag: Tag) -> Option<Vec<u8>> {
             }
             b
         }),
+        RIVR => bp.rivers.as_ref().map(rivers_payload),
         _ => None,
     }
+}
+
+fn rivers_len(network: &RiverNetwork) -> u64 {
+    rivr_len(
+        network
+            .rivers
+            .iter()
+            .map(|r| (r.reaches.len() as u64, r.points.len() as u64)),
+    )
+}
+
+fn rivers_payload(network: &RiverNetwork) -> Vec<u8> {
+    let mut b = Vec::with_capacity(rivers_len(network) as usize);
+    b.extend_from_slice(&RIVR_VERSION.to_le_bytes());
+    for v in [network.catchment_km2, network.width_scale, network.density] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b.extend_from_slice(&(network.rivers.len() as i32).to_le_bytes());
+    for r in &network.rivers {
+        b.push(r.order);
+        b.extend_from_slice(&(r.reaches.len() as u16).to_le_bytes());
+        for id in &r.reaches {
+            b.extend_from_slice(&id.to_le_bytes());
+        }
+        b.extend_from_slice(&(r.points.len() as i32).to_le_bytes());
+        for p in &r.points {
+            for v in [p.x, p.y, p.width_m, p.discharge_m3s] {
+                b.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    b
 }
 
 fn curve_payload(c: &CurveRecord) -> Vec<u8> {
