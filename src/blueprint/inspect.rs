@@ -1,11 +1,13 @@
 //! `islagen inspect`: a summary of any readable blueprint — its format and sections, params,
-//! height range, biome histogram, towns by tier, roads by tier and water bodies by type.
+//! height range, biome histogram, towns by tier, roads by tier, water bodies by type (river
+//! bodies counted as reaches) and the rivers of RIVR.
 
 use serde::Serialize;
 
 use crate::blueprint::format::{RoadTier, WaterBodyType};
 use crate::blueprint::{
-    Biome, CurveRecord, DetailRecord, ErosionRecord, Format, Loaded, Params, SectionInfo, TownTier,
+    Biome, CurveRecord, DetailRecord, ErosionRecord, Format, Loaded, Params, RiverNetwork,
+    SectionInfo, TownTier,
 };
 
 /// Height statistics in raw units (1 raw = 251 m).
@@ -50,6 +52,74 @@ pub struct WaterStats {
     pub wet_pixels: Option<u64>,
 }
 
+/// Rivers of one Strahler order.
+#[derive(Clone, Debug, Serialize)]
+pub struct OrderCount {
+    /// The Strahler order (1 = a headwater stream).
+    pub order: u8,
+    /// Rivers of that order.
+    pub rivers: u64,
+}
+
+/// The RIVR section.
+#[derive(Clone, Debug, Serialize)]
+pub struct RiverStats {
+    /// Rivers.
+    pub rivers: u64,
+    /// Rivers per Strahler order, the orders present in ascending order.
+    pub by_order: Vec<OrderCount>,
+    /// Total centreline length, km (pixel distance × metres per pixel at this MapSize).
+    pub length_km: f64,
+    /// Distinct WBTB reach ids the rivers cover.
+    pub reaches: u64,
+    /// The widest channel width at any point, metres; `None` when no river has points.
+    pub widest_m: Option<f32>,
+    /// The channel-start catchment as applied, km².
+    pub catchment_km2: f32,
+    /// The width multiplier as applied.
+    pub width_scale: f32,
+    /// The river density multiplier as applied.
+    pub density: f32,
+}
+
+impl RiverStats {
+    /// The statistics of `network` on a map of `map_size` pixels a side.
+    pub fn of(network: &RiverNetwork, map_size: usize) -> RiverStats {
+        let mut orders = [0u64; 256];
+        let mut reaches = std::collections::BTreeSet::new();
+        let mut length_px = 0f64;
+        let mut widest_m: Option<f32> = None;
+        for river in &network.rivers {
+            orders[usize::from(river.order)] += 1;
+            reaches.extend(river.reaches.iter().copied());
+            length_px += river
+                .points
+                .windows(2)
+                .map(|w| f64::from(w[1].x - w[0].x).hypot(f64::from(w[1].y - w[0].y)))
+                .sum::<f64>();
+            for p in &river.points {
+                widest_m = Some(widest_m.map_or(p.width_m, |w| w.max(p.width_m)));
+            }
+        }
+        RiverStats {
+            rivers: network.rivers.len() as u64,
+            by_order: (0..=u8::MAX)
+                .filter(|&o| orders[usize::from(o)] > 0)
+                .map(|order| OrderCount {
+                    order,
+                    rivers: orders[usize::from(order)],
+                })
+                .collect(),
+            length_km: length_px * f64::from(crate::units::metres_per_px(map_size)) / 1000.0,
+            reaches: reaches.len() as u64,
+            widest_m,
+            catchment_km2: network.catchment_km2,
+            width_scale: network.width_scale,
+            density: network.density,
+        }
+    }
+}
+
 /// Everything `inspect` reports.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -75,6 +145,8 @@ pub struct Report {
     pub roads: Vec<RoadStats>,
     /// Water sections, if any are present.
     pub water: Option<WaterStats>,
+    /// RIVR, if present.
+    pub rivers: Option<RiverStats>,
     /// TCRV.
     pub curve: Option<CurveRecord>,
     /// TDTL.
@@ -112,7 +184,7 @@ pub fn report(loaded: &Loaded) -> Report {
             let kinds = [
                 (WaterBodyType::Ocean, "ocean"),
                 (WaterBodyType::Lake, "lake"),
-                (WaterBodyType::River, "river"),
+                (WaterBodyType::River, "river reach"),
             ];
             WaterStats {
                 bodies_by_type: kinds
@@ -171,6 +243,7 @@ pub fn report(loaded: &Loaded) -> Report {
             })
             .collect(),
         water,
+        rivers: bp.rivers.as_ref().map(|n| RiverStats::of(n, bp.side())),
         curve: bp.curve,
         detail: bp.detail,
         erosion: bp.erosion,
@@ -264,6 +337,32 @@ impl std::fmt::Display for Report {
             }
             None => writeln!(f, "water       no water sections")?,
         }
+        match &self.rivers {
+            Some(r) => {
+                let orders: Vec<String> = r
+                    .by_order
+                    .iter()
+                    .map(|o| format!("order {}: {}", o.order, o.rivers))
+                    .collect();
+                let widest = r
+                    .widest_m
+                    .map_or("no points".into(), |w| format!("widest {w} m"));
+                writeln!(
+                    f,
+                    "rivers      {} ({}), {:.2} km, {} reaches, {widest}",
+                    r.rivers,
+                    orders.join(", "),
+                    r.length_km,
+                    r.reaches
+                )?;
+                writeln!(
+                    f,
+                    "            catchment {} km², width ×{}, density ×{}",
+                    r.catchment_km2, r.width_scale, r.density
+                )?;
+            }
+            None => writeln!(f, "rivers      no RIVR section")?,
+        }
         if let Some(c) = &self.curve {
             writeln!(
                 f,
@@ -291,5 +390,62 @@ impl std::fmt::Display for Report {
             writeln!(f, "warning     {w}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blueprint::{River, RiverPoint};
+
+    fn point(x: f32, y: f32, width_m: f32) -> RiverPoint {
+        RiverPoint {
+            x,
+            y,
+            width_m,
+            discharge_m3s: 1.0,
+        }
+    }
+
+    #[test]
+    fn river_stats_count_orders_length_reaches_and_width() {
+        let network = RiverNetwork {
+            catchment_km2: 2.0,
+            width_scale: 1.0,
+            density: 1.0,
+            rivers: vec![
+                River {
+                    order: 2,
+                    reaches: vec![4, 5],
+                    points: vec![point(0.0, 0.0, 3.0), point(3.0, 4.0, 9.5)],
+                },
+                River {
+                    order: 1,
+                    reaches: vec![5],
+                    points: vec![point(10.0, 10.0, 1.0), point(10.0, 20.0, 2.0)],
+                },
+                River {
+                    order: 1,
+                    reaches: Vec::new(),
+                    points: Vec::new(),
+                },
+            ],
+        };
+        // 1024 pixels a side: 8 m per pixel, so 5 + 10 px = 120 m
+        let s = RiverStats::of(&network, 1024);
+        assert_eq!(s.rivers, 3);
+        let orders: Vec<(u8, u64)> = s.by_order.iter().map(|o| (o.order, o.rivers)).collect();
+        assert_eq!(orders, [(1, 2), (2, 1)]);
+        assert!((s.length_km - 0.120).abs() < 1e-9, "{}", s.length_km);
+        assert_eq!(s.reaches, 2);
+        assert_eq!(s.widest_m, Some(9.5));
+        let empty = RiverStats::of(
+            &RiverNetwork {
+                rivers: Vec::new(),
+                ..network
+            },
+            1024,
+        );
+        assert_eq!((empty.rivers, empty.widest_m), (0, None));
     }
 }
