@@ -40,7 +40,15 @@ fn stages(c: &mut Criterion) {
         b.iter(|| classify_water(&world.classify_heights, &world.sea))
     });
     group.bench_function("water_bodies", |b| {
-        b.iter(|| water_bodies(&world.water, &world.sea).expect("bodies"))
+        b.iter(|| {
+            water_bodies(
+                &world.water,
+                &world.sea,
+                Default::default(),
+                &mut Vec::new(),
+            )
+            .expect("bodies")
+        })
     });
     group.bench_function("basins", |b| {
         b.iter(|| {

@@ -65,6 +65,10 @@ pub const KNOWN_KEYS: &[&str] = &[
     "CoastVariation",
     "CraterRim",
     "FineRelief",
+    "Rivers",
+    "RiverCatchment",
+    "RiverWidthScale",
+    "RiverDensity",
 ];
 
 /// The known key an unknown one was most likely meant to be: the same key in another case, or
@@ -133,6 +137,10 @@ pub struct RawConfig {
     pub coast_variation: Option<f64>,
     pub crater_rim: Option<f64>,
     pub fine_relief: Option<f64>,
+    pub rivers: Option<String>,
+    pub river_catchment: Option<f64>,
+    pub river_width_scale: Option<f64>,
+    pub river_density: Option<f64>,
     /// Every key islagen does not know, kept so it can be listed.
     #[serde(flatten)]
     pub unknown: BTreeMap<String, serde_json::Value>,
@@ -285,6 +293,14 @@ pub struct Config {
     /// The fine relief below the island noise's last octave, a multiplier on the continuation
     /// of its power law (1 = the noise's own law, 0 = none), 0 ..= 4.
     pub fine_relief: f32,
+    /// Rivers "v1" (true) or "off".
+    pub rivers: bool,
+    /// The catchment where a channel starts, km² (0.05 ..= 20).
+    pub river_catchment_km2: f32,
+    /// Multiplier on river widths (0.1 ..= 5).
+    pub river_width_scale: f32,
+    /// River density multiplier: the start catchment is divided by it (0.1 ..= 10).
+    pub river_density: f32,
 }
 
 impl Default for Config {
@@ -328,6 +344,10 @@ impl Default for Config {
             coast_variation: 1.0,
             crater_rim_m: 50.0,
             fine_relief: 1.0,
+            rivers: true,
+            river_catchment_km2: 0.25,
+            river_width_scale: 1.0,
+            river_density: 1.0,
         }
     }
 }
@@ -467,6 +487,7 @@ impl Config {
             "v1",
         )?;
         let erosion = choice("Erosion", &raw.erosion, &["v1", "off"], &[], "off")?;
+        let rivers = choice("Rivers", &raw.rivers, &["v1", "off"], &[], "v1")?;
         let crater_mode = choice(
             "CraterErosionMode",
             &raw.crater_erosion_mode,
@@ -658,6 +679,28 @@ impl Config {
             ),
             crater_rim_m: v.float("CraterRim", raw.crater_rim, d.crater_rim_m, 0.0, 120.0),
             fine_relief: v.float("FineRelief", raw.fine_relief, d.fine_relief, 0.0, 4.0),
+            rivers: rivers == "v1",
+            river_catchment_km2: v.float(
+                "RiverCatchment",
+                raw.river_catchment,
+                d.river_catchment_km2,
+                0.05,
+                20.0,
+            ),
+            river_width_scale: v.float(
+                "RiverWidthScale",
+                raw.river_width_scale,
+                d.river_width_scale,
+                0.1,
+                5.0,
+            ),
+            river_density: v.float(
+                "RiverDensity",
+                raw.river_density,
+                d.river_density,
+                0.1,
+                10.0,
+            ),
         };
         Ok(LoadedConfig {
             config,

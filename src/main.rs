@@ -478,6 +478,17 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         "    basins (priority flood, not saved): {} depressions over {} cells; largest {} cells; deepest {:.1} m; median depth {:.2} m",
         b.basins, b.filled_cells, b.largest_cells, b.max_depth_m, b.median_depth_m
     );
+    if let Some(r) = &world.rivers {
+        println!(
+            "    rivers: {} rivers in {} systems ({:.0} % reach the sea, the rest a lake), {} reaches, {:.1} km; largest catchment {:.2} km²",
+            r.rivers,
+            r.systems,
+            r.to_sea * 100.0,
+            r.reaches,
+            r.length_km,
+            r.largest_catchment_km2
+        );
+    }
     if let Some(r) = &world.roads {
         let s = &r.stats;
         println!(

@@ -72,7 +72,7 @@ fn inspect_reports_sections_params_and_histograms() {
     let o = islagen(&["inspect", &v2, "--json"]);
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(json["map_size"], 256);
-    assert_eq!(json["sections"].as_array().unwrap().len(), 14);
+    assert_eq!(json["sections"].as_array().unwrap().len(), 15);
     assert_eq!(json["sections"][0]["tag"], "PRMS");
     let biome_total: u64 = json["biomes"]
         .as_array()

@@ -16,14 +16,15 @@ use islagen::progress::Progress;
 use islagen::{pipeline, render as snapshot};
 use serde::{Deserialize, Serialize};
 
-/// (seed, MapSize, erosion): three seeds at 512 and one at 1024 with the defaults (roads
-/// included), and one at 512 with erosion on (20 000 droplets: the count is tuned for 8192).
-const CASES: [(i32, u32, bool); 5] = [
-    (1, 512, false),
-    (42, 512, false),
-    (1_280_587_109, 512, false),
-    (42, 1024, false),
-    (7, 512, true),
+/// (seed, MapSize, erosion, rivers): seeds at 512 and one at 1024 with the defaults (roads
+/// and rivers included), one at 512 with erosion on, and one with rivers off — its digests are
+/// those of the pipeline before rivers existed, which proves "off" leaves no trace.
+const CASES: [(i32, u32, bool, bool); 5] = [
+    (1, 512, false, true),
+    (42, 512, false, true),
+    (1_280_587_109, 512, false, false),
+    (42, 1024, false, true),
+    (7, 512, true, true),
 ];
 const SNAPSHOTS: [&str; 5] = ["0_height", "0_water", "1_biomes", "2_towns", "3_roads"];
 
@@ -33,6 +34,8 @@ struct Entry {
     map_size: u32,
     #[serde(default)]
     erosion: bool,
+    #[serde(default = "rivers_on")]
+    rivers: bool,
     /// World digest of the v2 file.
     v2_world: String,
     /// Per v2 section, in file order: [tag, digest].
@@ -51,6 +54,10 @@ struct Manifest {
     worlds: Vec<Entry>,
 }
 
+fn rivers_on() -> bool {
+    true
+}
+
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("golden")
 }
@@ -60,16 +67,15 @@ fn image_name(seed: i32, snapshot: &str) -> String {
 }
 
 /// Generates and exports one case into a fresh folder; returns the folder and its entry.
-fn regenerate(seed: i32, size: u32, erosion: bool) -> (PathBuf, Entry) {
+fn regenerate(seed: i32, size: u32, erosion: bool, rivers: bool) -> (PathBuf, Entry) {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("golden")
         .join(format!("{seed}_{size}"));
     let _ = std::fs::remove_dir_all(&out);
     let mut config = Config::from_json("{}", "defaults").unwrap().config;
     config.map_size = size;
-    if erosion {
-        config.erosion.enabled = true;
-    }
+    config.erosion.enabled = erosion;
+    config.rivers = rivers;
     let mut world = pipeline::generate(&config, seed, &Progress::hidden()).unwrap();
     pipeline::export(&mut world, &out, &Progress::hidden()).unwrap();
     let names = pipeline::OutputNames::of(seed);
@@ -80,6 +86,7 @@ fn regenerate(seed: i32, size: u32, erosion: bool) -> (PathBuf, Entry) {
         seed,
         map_size: size,
         erosion,
+        rivers,
         v2_world: v2.world,
         v2_sections: v2.sections.into_iter().map(|(t, h)| [t, h]).collect(),
         v1,
@@ -101,8 +108,8 @@ fn golden_worlds_are_unchanged() {
     };
     let mut fresh = Vec::new();
     let mut failures = Vec::new();
-    for (seed, size, erosion) in CASES {
-        let (out, entry) = regenerate(seed, size, erosion);
+    for (seed, size, erosion, rivers) in CASES {
+        let (out, entry) = regenerate(seed, size, erosion, rivers);
         let image_dir = golden_dir().join(size.to_string());
         if update {
             std::fs::create_dir_all(&image_dir).unwrap();
@@ -117,14 +124,13 @@ fn golden_worlds_are_unchanged() {
             continue;
         }
         let case = format!(
-            "seed {seed} at {size}{}",
-            if erosion { " with erosion" } else { "" }
+            "seed {seed} at {size}{}{}",
+            if erosion { " with erosion" } else { "" },
+            if rivers { "" } else { " without rivers" }
         );
-        match manifest
-            .worlds
-            .iter()
-            .find(|e| e.seed == seed && e.map_size == size && e.erosion == erosion)
-        {
+        match manifest.worlds.iter().find(|e| {
+            e.seed == seed && e.map_size == size && e.erosion == erosion && e.rivers == rivers
+        }) {
             None => failures.push(format!("{case}: not in golden/manifest.json")),
             Some(golden) => {
                 if golden.v2_world != entry.v2_world {

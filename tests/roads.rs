@@ -14,8 +14,11 @@ fn world(seed: i32, size: u32) -> World {
     pipeline::generate(&c, seed, &Progress::hidden()).unwrap()
 }
 
+/// The world's cost grid, river pixels bridges, as the pipeline builds it.
 fn grid(w: &World) -> CostGrid {
-    CostGrid::new(&w.blueprint.heights, &w.water, &w.sea, &w.crater)
+    let mut g = CostGrid::new(&w.blueprint.heights, &w.water, &w.sea, &w.crater);
+    g.bridge(w.river_pixels());
+    g
 }
 
 /// The optimal cost between two cells by `pathfinding`'s Dijkstra, on the same grid (integer

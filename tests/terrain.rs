@@ -142,6 +142,13 @@ fn assert_invariants(w: &World, label: &str) {
             match w.water[[x, y]] {
                 Water::Ocean => assert_eq!(b, Biome::Ocean, "{label}: ({x}, {y})"),
                 Water::Lake => assert_eq!(b, Biome::Lake, "{label}: ({x}, {y})"),
+                Water::Dry if bp.water_ids.as_ref().is_some_and(|ids| ids[[x, y]] >= 2) => {
+                    // A river pixel: fresh water on land, Lake in BIOM; its carved bed is land
+                    // for the lowland share.
+                    assert_eq!(b, Biome::Lake, "{label}: river at ({x}, {y})");
+                    land += 1;
+                    lowland += usize::from((out - s) * METRES_PER_RAW < BALANCED.orange_ceil_m);
+                }
                 Water::Dry => {
                     assert!(
                         !matches!(b, Biome::Ocean | Biome::Lake | Biome::Dirt),

@@ -199,7 +199,11 @@ fn write_snapshots(
             )
         },
         || match &bp.water_ids {
-            Some(ids) => write(&names.water_png, render::water_image(ids)).map(Some),
+            Some(ids) => write(
+                &names.water_png,
+                render::water_image(ids, bp.water_bodies.as_deref().unwrap_or_default()),
+            )
+            .map(Some),
             None => Ok(None),
         },
     );

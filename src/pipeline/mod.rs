@@ -27,7 +27,8 @@ pub use export::{
     export, export_with, sidecar_path, ExportError, OutputNames, SidecarLayout, Written,
 };
 
-use crate::blueprint::{Blueprint, Params, Town};
+use crate::blueprint::format::WaterBodyType;
+use crate::blueprint::{Blueprint, Params, RiverNetwork, Town};
 use crate::config::{Config, TerrainCurve, TerrainDetail};
 use crate::progress::Progress;
 use crate::stages::basins::{basin_stats, fill_depressions, BasinStats, Outlets};
@@ -38,12 +39,13 @@ use crate::stages::detail::Detail;
 use crate::stages::elevation::{elevation, ElevationPasses};
 use crate::stages::erosion::{erode, ErosionError, ErosionStats, Schedule};
 use crate::stages::mainland::{count_components, mainland_fill, Mainland};
+use crate::stages::rivers::{self, MapRivers, RiverParams};
 use crate::stages::roads::{roads, CostGrid, RoadNetwork, RoadReport};
 use crate::stages::sea::{classify_water, SeaLevel, Water};
 use crate::stages::texture::Texture;
 use crate::stages::topography::{topography, Shape};
 use crate::stages::towns::{towns, SmoothSite, TownInputs, TownStats};
-use crate::stages::water_bodies::{water_bodies, WaterBodies, WaterBodyError};
+use crate::stages::water_bodies::{water_bodies, Reaches, WaterBodies, WaterBodyError};
 use crate::units;
 
 /// Why generation stopped.
@@ -81,6 +83,48 @@ pub struct World {
     /// Every road on the grid and the road figures, unless SkipRoads (the smoothed polylines
     /// are the blueprint's).
     pub roads: Option<RoadReport>,
+    /// River figures, when Rivers is on.
+    pub rivers: Option<RiverStats>,
+}
+
+/// What the rivers stage made, for the summary, sweeps and tests.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct RiverStats {
+    /// Rivers (trunks and tributaries, each its own).
+    pub rivers: usize,
+    /// River systems reaching the sea or a lake.
+    pub systems: usize,
+    /// Reaches with pixels.
+    pub reaches: usize,
+    /// River pixels.
+    pub pixels: usize,
+    /// Total centreline length, km.
+    pub length_km: f64,
+    /// The largest catchment a river drains, km².
+    pub largest_catchment_km2: f32,
+    /// Share of river systems ending in the ocean (the rest end in lakes).
+    pub to_sea: f64,
+    /// Bank pixels raised to their reach's level (levees near the sea).
+    pub low_banks: usize,
+}
+
+impl World {
+    /// The river pixels (`x * n + y`, ascending): WBID pixels of WBTB bodies of type River.
+    pub fn river_pixels(&self) -> Vec<u32> {
+        let bp = &self.blueprint;
+        let (Some(ids), Some(bodies)) = (&bp.water_ids, &bp.water_bodies) else {
+            return Vec::new();
+        };
+        let mut river = vec![false; usize::from(u16::MAX) + 1];
+        for b in bodies.iter().filter(|b| b.kind == WaterBodyType::River) {
+            river[usize::from(b.id)] = true;
+        }
+        let n = ids.dim().1;
+        ids.indexed_iter()
+            .filter(|(_, &id)| river[usize::from(id)])
+            .map(|((x, y), _)| (x * n + y) as u32)
+            .collect()
+    }
 }
 
 /// Figures about a world, for the closing summary and for tests.
@@ -127,7 +171,13 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         )?),
         false => None,
     };
-    let biome_map = {
+    let rivers = params::rivers(config).map(|p| {
+        let stage = progress.stage("rivers", 0);
+        let r = flow_rivers(config, &p, &island, &mut relief, &sea, &water);
+        stage.finish();
+        (p, r)
+    });
+    let mut biome_map = {
         let stage = progress.stage("biomes", config.map_size.into());
         let inputs = BiomeInputs {
             zoning: &relief.zoning,
@@ -140,7 +190,23 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         stage.finish();
         map
     };
-    let bodies = timed(progress, "water bodies", || water_bodies(&water, &sea))?;
+    let mut reach_ids = Vec::new();
+    let bodies = timed(progress, "water bodies", || {
+        let reaches = match &rivers {
+            Some((_, r)) => Reaches {
+                pixels: &r.map.pixels,
+                levels: &r.levels,
+            },
+            None => Reaches::default(),
+        };
+        water_bodies(&water, &sea, reaches, &mut reach_ids)
+    })?;
+    if let Some((_, r)) = &rivers {
+        let n = config.map_size as usize;
+        for &(i, _) in &r.map.pixels {
+            biome_map[[i as usize / n, i as usize % n]] = crate::blueprint::Biome::Lake;
+        }
+    }
     let basins = timed(progress, "basins", || depressions(&relief.heights, &water));
     let (town_list, town_stats) = timed(progress, "towns", || {
         place_towns(config, seed, &island, &relief, &sea, &bodies)
@@ -148,7 +214,10 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
     let (road_paths, road_report) = match config.skip_roads {
         true => (Default::default(), None),
         false => {
-            let grid = CostGrid::new(&relief.heights, &water, &sea, &island.crater);
+            let mut grid = CostGrid::new(&relief.heights, &water, &sea, &island.crater);
+            if let Some((_, r)) = &rivers {
+                grid.bridge(r.map.pixels.iter().map(|p| p.0));
+            }
             let (paths, report) = build_roads(&grid, &town_list, progress).into_parts();
             (paths, Some(report))
         }
@@ -182,7 +251,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         water_ids: Some(bodies.ids),
         water_bodies: Some(bodies.bodies),
         water_surface: Some(bodies.surface),
-        rivers: None,
+        rivers: rivers.as_ref().map(|(p, r)| r.section(p, &reach_ids)),
         roads: road_paths,
     };
     Ok(World {
@@ -196,6 +265,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         basins,
         towns: town_stats,
         roads: road_report,
+        rivers: rivers.map(|(_, r)| r.stats(&reach_ids)),
     })
 }
 
@@ -368,6 +438,111 @@ fn place_towns(
         crater: &island.crater,
         density: config.density_multiplier,
     })
+}
+
+/// The rivers on this map and what the water bodies need of them.
+struct FlowedRivers {
+    map: MapRivers,
+    /// Each reach's level, raw.
+    levels: Vec<f32>,
+    /// River systems and those ending in the ocean.
+    systems: (usize, usize),
+    largest_km2: f32,
+    map_size: usize,
+}
+
+impl FlowedRivers {
+    /// The RIVR section: the rivers with their reaches' WBIDs.
+    fn section(&self, p: &RiverParams, reach_ids: &[u16]) -> RiverNetwork {
+        let mut rivers = self.map.rivers.clone();
+        for (river, reaches) in rivers.iter_mut().zip(&self.map.river_reaches) {
+            river.reaches = reaches
+                .iter()
+                .map(|&r| reach_ids[r as usize])
+                .filter(|&id| id != 0)
+                .collect();
+        }
+        RiverNetwork {
+            catchment_km2: p.catchment_km2,
+            width_scale: p.width_scale,
+            density: p.density,
+            rivers,
+        }
+    }
+
+    fn stats(&self, reach_ids: &[u16]) -> RiverStats {
+        RiverStats {
+            rivers: self.map.rivers.len(),
+            systems: self.systems.0,
+            reaches: reach_ids.iter().filter(|&&id| id != 0).count(),
+            pixels: self.map.pixels.len(),
+            length_km: self.map.length_km(self.map_size),
+            largest_catchment_km2: self.largest_km2,
+            to_sea: self.systems.1 as f64 / self.systems.0.max(1) as f64,
+            low_banks: self.map.low_banks,
+        }
+    }
+}
+
+/// Finds the rivers on the smooth island (the same at every MapSize) and carves them into the
+/// exported heights.
+fn flow_rivers(
+    config: &Config,
+    p: &RiverParams,
+    island: &Island,
+    relief: &mut Relief,
+    sea: &SeaLevel,
+    water: &Array2<Water>,
+) -> FlowedRivers {
+    let n = config.map_size as usize;
+    let row = |v: f32| ((v * n as f32) as usize).min(n - 1);
+    let raw = |u: f32, v: f32| island.shape.height(u, v, sea.at(row(v)));
+    // The head rule reads the uncurved height, so river pixels (Lake in BIOM) do not depend on
+    // the curve, the detail or the shelf, like every other biome.
+    let metres = |u: f32, v: f32| units::raw_to_m(raw(u, v) - sea.at(row(v)));
+    let outlet = |u: f32, v: f32| {
+        let (x, y) = (row(u), row(v));
+        water[[x, y]] != Water::Dry || raw(u, v) < sea.at(y)
+    };
+    let network = rivers::network(
+        &rivers::Terrain {
+            raw: &raw,
+            metres: &metres,
+            outlet: &outlet,
+        },
+        p,
+    );
+    let map = rivers::carve(&network, p, &mut relief.heights, water, sea, &island.crater);
+    let levels = map.reaches.iter().map(|r| r.level).collect();
+    let mouths: Vec<&rivers::Course> = network
+        .courses
+        .iter()
+        .filter(|c| c.joins.is_none())
+        .collect();
+    let to_sea = mouths
+        .iter()
+        .filter(|c| {
+            let end = c.points[c.points.len() - 1];
+            let (x, y) = (row(end[0]) as isize, row(end[1]) as isize);
+            (-2..=2).any(|dx| {
+                (-2..=2).any(|dy| {
+                    let (nx, ny) = (x + dx, y + dy);
+                    nx >= 0
+                        && ny >= 0
+                        && (nx as usize) < n
+                        && (ny as usize) < n
+                        && water[[nx as usize, ny as usize]] == Water::Ocean
+                })
+            })
+        })
+        .count();
+    FlowedRivers {
+        map,
+        levels,
+        systems: (mouths.len(), to_sea),
+        largest_km2: network.largest_catchment_km2,
+        map_size: n,
+    }
 }
 
 fn build_roads(grid: &CostGrid, towns: &[Town], progress: &Progress) -> RoadNetwork {

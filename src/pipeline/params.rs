@@ -9,6 +9,7 @@ use crate::stages::curve::BALANCED;
 use crate::stages::detail::{self, DetailParams};
 use crate::stages::elevation::Shelf;
 use crate::stages::erosion::{CraterMode, Droplets, ErosionParams};
+use crate::stages::rivers::RiverParams;
 use crate::stages::sea::{SeaLevel, SeaModel};
 use crate::stages::texture::TextureParams;
 use crate::stages::topography::TopographyParams;
@@ -74,6 +75,15 @@ pub fn texture(config: &Config, seed: i32) -> TextureParams {
         map_size: config.map_size as usize,
         amplitude: config.fine_relief,
     }
+}
+
+/// The river dials, when Rivers is on.
+pub fn rivers(config: &Config) -> Option<RiverParams> {
+    config.rivers.then_some(RiverParams {
+        catchment_km2: config.river_catchment_km2,
+        width_scale: config.river_width_scale,
+        density: config.river_density,
+    })
 }
 
 /// The seabed treatment.

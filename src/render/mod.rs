@@ -33,7 +33,8 @@ use std::path::Path;
 use ndarray::Array2;
 use rayon::prelude::*;
 
-use crate::blueprint::{Biome, RoadTier, Roads, Town, TownTier};
+use crate::blueprint::format::WaterBodyType;
+use crate::blueprint::{Biome, RoadTier, Roads, Town, TownTier, WaterBody};
 use crate::stages::sea::SeaLevel;
 use crate::units::{metres_per_px, HEIGHT_CAP_M, METRES_PER_RAW};
 
@@ -93,12 +94,18 @@ pub fn biome_image(biomes: &Array2<Biome>) -> Image {
     build(w, h, |x, y| biome_colour(biomes[[x, y]]))
 }
 
-/// The `0_water` image from WBID: ocean (id 1), lakes (2 …), land.
-pub fn water_image(ids: &Array2<u16>) -> Image {
+/// The `0_water` image from WBID: ocean (id 1), lakes, river reaches (their own blue, from the
+/// WBTB `bodies` when given), land.
+pub fn water_image(ids: &Array2<u16>, bodies: &[WaterBody]) -> Image {
     let (w, h) = ids.dim();
+    let mut river = vec![false; usize::from(u16::MAX) + 1];
+    for b in bodies.iter().filter(|b| b.kind == WaterBodyType::River) {
+        river[usize::from(b.id)] = true;
+    }
     build(w, h, |x, y| match ids[[x, y]] {
         0 => [204, 200, 190],
         1 => [18, 52, 110],
+        id if river[usize::from(id)] => [30, 110, 230],
         _ => [84, 150, 214],
     })
 }

@@ -13,6 +13,7 @@ pub mod detail;
 pub mod elevation;
 pub mod erosion;
 pub mod mainland;
+pub mod rivers;
 pub mod roads;
 pub mod sea;
 pub mod texture;

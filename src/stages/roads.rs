@@ -3,7 +3,9 @@
 //! **Cost grid.** One node per pixel, 8-connected (diagonal steps √2 long). Entering a cell costs
 //! its step length × (1 + e³ × 400), e = the cell's height above sea as a fraction of the 420 m
 //! cap, so mountains are expensive rather than impassable. Ocean, lakes and the crater (its
-//! radius around the impact) are solid.
+//! radius around the impact) are solid. A river pixel is a bridge: entering it costs
+//! [`BRIDGE_COST`] per step length, so a road crosses a river rarely, and straight across (the
+//! fewest river pixels).
 //!
 //! **Network.** Highway: the highway-node towns sorted by angle around their centroid, joined in
 //! a ring, each leg an exact A* search. Branch: the snow hub joined to the nearest point of the
@@ -47,6 +49,10 @@ const CHAIKIN_PASSES: usize = 4;
 /// A town further than this fraction of MapSize from the network (straight line) is skipped.
 pub const ABANDON_FRACTION: f32 = 0.08;
 
+/// The cost of entering a river pixel, per step length (an ordinary lowland pixel costs 1): a
+/// one-pixel crossing is worth a 60-pixel detour.
+pub const BRIDGE_COST: f32 = 60.0;
+
 /// The 8 neighbours: (dx, dy, length).
 const STEPS: [(isize, isize, f32); 8] = [
     (-1, -1, std::f32::consts::SQRT_2),
@@ -87,6 +93,16 @@ impl CostGrid {
             }
         });
         CostGrid { n, cost }
+    }
+
+    /// Makes river pixels (`x * n + y`) bridges: passable at [`BRIDGE_COST`] (unless solid).
+    pub fn bridge(&mut self, river_pixels: impl IntoIterator<Item = u32>) {
+        for i in river_pixels {
+            let c = &mut self.cost[i as usize];
+            if c.is_finite() {
+                *c = c.max(BRIDGE_COST);
+            }
+        }
     }
 
     /// Pixels per side.

@@ -1,7 +1,9 @@
 //! Water bodies: the water classification promoted into explicit data — WBID, WBTB and WSRF.
 //!
-//! Body 1 is the ocean; lakes are the 4-connected components of lake pixels, numbered 2, 3, …
-//! in scan order of their first pixel (X outer, Y inner). Membership is read from the same
+//! Body 1 is the ocean; lakes (the 4-connected components of lake pixels) and river reaches
+//! (given by the rivers stage, each its own body of type River, fresh) are numbered 2, 3, …
+//! together, in scan order of their first pixel (X outer, Y inner). A reach's level is the
+//! one the rivers stage gave it. Membership is read from the same
 //! [`Water`] classification the biome stage reads, so BIOM's Ocean/Lake pixels and WBID's
 //! nonzero pixels are the same set by construction. Every body has one flat surface level (the
 //! transitional rule of BLUEPRINT_FORMAT.md): the sea level at the body's pixel centroid, the
@@ -33,8 +35,8 @@ pub struct WaterBodies {
 /// Why water bodies could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum WaterBodyError {
-    /// More lakes than a u16 id can number.
-    #[error("{0} lakes: WBID's u16 ids can number at most 65 534")]
+    /// More lakes and reaches than a u16 id can number.
+    #[error("{0} lakes and river reaches: WBID's u16 ids can number at most 65 534")]
     TooManyLakes(usize),
     /// A surface level outside what WSRF can encode.
     #[error("water body {id}'s surface level {level} is outside WSRF's range")]
@@ -46,38 +48,66 @@ pub enum WaterBodyError {
     },
 }
 
-/// Builds WBID, WBTB and WSRF from the water classification.
-pub fn water_bodies(water: &Array2<Water>, sea: &SeaLevel) -> Result<WaterBodies, WaterBodyError> {
+/// A body's pixel count and the sums of its pixels' x and y.
+type PixelSums = (u64, f64, f64);
+
+/// River reaches to number among the water bodies: their pixels (`x * n + y`, ascending, each
+/// with its reach index) and each reach's surface level (raw).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reaches<'a> {
+    /// River pixels and their reach.
+    pub pixels: &'a [(u32, u32)],
+    /// Level per reach index.
+    pub levels: &'a [f32],
+}
+
+/// The water bodies of `water` (and river reaches) at sea level `sea`; `ids_of_reaches` is filled
+/// with each reach's WBID (0 for a reach without pixels).
+pub fn water_bodies(
+    water: &Array2<Water>,
+    sea: &SeaLevel,
+    reaches: Reaches,
+    ids_of_reaches: &mut Vec<u16>,
+) -> Result<WaterBodies, WaterBodyError> {
     let (w, h) = water.dim();
     let mut ids = Array2::<u16>::zeros((w, h));
-    // Sums for centroids: (pixels, Σx, Σy) per id, index = id.
-    let mut sums: Vec<(u64, f64, f64)> = vec![(0, 0.0, 0.0); 2];
-    // The ocean: every ocean pixel, whatever its component (all touch the border).
-    {
-        let mut ocean = (0u64, 0.0f64, 0.0f64);
-        for ((x, y), wt) in water.indexed_iter() {
-            if *wt == Water::Ocean {
-                ids[[x, y]] = OCEAN_ID;
-                ocean.0 += 1;
-                ocean.1 += x as f64;
-                ocean.2 += y as f64;
-            }
+    // Each reach's first pixel, in scan order (the pixels are sorted).
+    let mut first: Vec<(u32, u32)> = Vec::new();
+    let mut seen = vec![false; reaches.levels.len()];
+    for &(i, r) in reaches.pixels {
+        if !std::mem::replace(&mut seen[r as usize], true) {
+            first.push((i, r));
         }
-        sums[1] = ocean;
     }
-    // Lakes, numbered in scan order of their first pixel.
+    let mut bodies: Vec<(u16, PixelSums, WaterBodyType, f32)> = Vec::new();
+    let mut ocean = (0u64, 0.0f64, 0.0f64);
+    for ((x, y), wt) in water.indexed_iter() {
+        if *wt == Water::Ocean {
+            ids[[x, y]] = OCEAN_ID;
+            ocean.0 += 1;
+            ocean.1 += x as f64;
+            ocean.2 += y as f64;
+        }
+    }
+    bodies.push((OCEAN_ID, ocean, WaterBodyType::Ocean, sea.at(h / 2)));
+    let too_many = |k: usize| WaterBodyError::TooManyLakes(k);
+    let id_at = |rank: usize| {
+        u16::try_from(rank + 2)
+            .ok()
+            .filter(|&id| id < u16::MAX)
+            .ok_or(too_many(rank + 1))
+    };
     let mut marks = Array2::<u8>::zeros((w, h));
-    let mut lakes = 0usize;
+    let mut lake_first: Vec<u32> = Vec::new();
     for x in 0..w {
         for y in 0..h {
             if water[[x, y]] != Water::Lake || marks[[x, y]] != 0 {
                 continue;
             }
-            lakes += 1;
-            let id = u16::try_from(lakes + 1)
-                .ok()
-                .filter(|&id| id < u16::MAX)
-                .ok_or(WaterBodyError::TooManyLakes(lakes))?;
+            let index = (x * h + y) as u32;
+            let reaches_before = first.partition_point(|f| f.0 < index);
+            let id = id_at(lake_first.len() + reaches_before)?;
+            lake_first.push(index);
             let mut body = (0u64, 0.0f64, 0.0f64);
             fill_runs(
                 &mut marks,
@@ -89,41 +119,63 @@ pub fn water_bodies(water: &Array2<Water>, sea: &SeaLevel) -> Result<WaterBodies
                     let n = (hi - lo + 1) as u64;
                     body.0 += n;
                     body.1 += x as f64 * n as f64;
-                    // Σ y over lo..=hi
                     body.2 += (lo + hi) as f64 * n as f64 / 2.0;
                 },
             );
-            sums.push(body);
+            let row = ((body.2 / body.0 as f64).round() as usize).min(h - 1);
+            bodies.push((id, body, WaterBodyType::Lake, sea.at(row)));
         }
     }
-    let mut bodies = Vec::with_capacity(sums.len() - 1);
-    for (index, &(count, sx, sy)) in sums.iter().enumerate().skip(1) {
-        let id = index as u16;
+    // Reaches: numbered after the lakes and reaches met before their first pixel.
+    ids_of_reaches.clear();
+    ids_of_reaches.resize(reaches.levels.len(), 0);
+    let mut sums = vec![(0u64, 0.0f64, 0.0f64); reaches.levels.len()];
+    for (rank, &(index, r)) in first.iter().enumerate() {
+        let lakes_before = lake_first.partition_point(|&l| l < index);
+        ids_of_reaches[r as usize] = id_at(rank + lakes_before)?;
+    }
+    for &(i, r) in reaches.pixels {
+        let (x, y) = (i as usize / h, i as usize % h);
+        ids[[x, y]] = ids_of_reaches[r as usize];
+        let s = &mut sums[r as usize];
+        s.0 += 1;
+        s.1 += x as f64;
+        s.2 += y as f64;
+    }
+    for &(_, r) in &first {
+        let r = r as usize;
+        bodies.push((
+            ids_of_reaches[r],
+            sums[r],
+            WaterBodyType::River,
+            reaches.levels[r],
+        ));
+    }
+    bodies.sort_by_key(|b| b.0);
+    let mut out = Vec::with_capacity(bodies.len());
+    for (id, (count, sx, sy), kind, level) in bodies {
         let (cx, cy) = if count > 0 {
             (sx / count as f64, sy / count as f64)
         } else {
             (w as f64 / 2.0, h as f64 / 2.0)
         };
-        let (kind, salinity, level) = if id == OCEAN_ID {
-            (WaterBodyType::Ocean, Salinity::Salt, sea.at(h / 2))
-        } else {
-            let row = (cy.round() as usize).min(h - 1);
-            (WaterBodyType::Lake, Salinity::Fresh, sea.at(row))
-        };
         if encode_water_level(level).is_err() {
             return Err(WaterBodyError::Level { id, level });
         }
-        bodies.push(WaterBody {
+        out.push(WaterBody {
             id,
             kind,
-            salinity,
+            salinity: match kind {
+                WaterBodyType::Ocean => Salinity::Salt,
+                _ => Salinity::Fresh,
+            },
             surface_level: level,
             pixel_count: i32::try_from(count).unwrap_or(i32::MAX),
             centroid_x: cx as f32,
             centroid_y: cy as f32,
         });
     }
-    // An empty ocean (no water at all) still gets its WBTB row: body 1 always exists.
+    let bodies = out;
     let levels: Vec<u16> = std::iter::once(0)
         .chain(
             bodies
@@ -158,7 +210,13 @@ mod tests {
         use Water::{Dry as D, Lake as L, Ocean as O};
         let grid = [[O, O, O, O], [O, D, L, D], [O, D, D, D], [O, L, L, D]];
         let water = Array2::from_shape_fn((4, 4), |(x, y)| grid[x][y]);
-        let b = water_bodies(&water, &SeaLevel::new(SeaModel::Flat(0.15), 4)).unwrap();
+        let b = water_bodies(
+            &water,
+            &SeaLevel::new(SeaModel::Flat(0.15), 4),
+            Reaches::default(),
+            &mut Vec::new(),
+        )
+        .unwrap();
         assert_eq!(b.ids[[1, 2]], 2, "first lake met in scan order");
         assert_eq!((b.ids[[3, 1]], b.ids[[3, 2]]), (3, 3));
         assert_eq!(b.ids[[0, 0]], OCEAN_ID);

@@ -1,0 +1,895 @@
+//! Rivers (Rivers "v1"): drainage from the highlands to the sea, as chains of flat reaches
+//! sitting in carved channels, and as vectors.
+//!
+//! **Where rivers run** is decided on a fixed hydrology grid of [`GRID`]² cells over the
+//! normalised map square (8 m cells), from the smooth island — the same function of the
+//! normalised position the towns read — so a seed has the same rivers at every MapSize. Cells
+//! under the smooth island's sea, or on the map's ocean or lakes, are outlets. Depressions are
+//! resolved by an ε-Priority-Flood (Barnes et al. 2014: every cell drains to an outlet by a
+//! strictly descending path); flow is accumulated by multiple-flow-direction routing (Freeman
+//! 1991: each cell shares its flow among all lower neighbours in proportion to slope^1.1), so
+//! catchments do not inherit D8's eight headings. A channel starts where the catchment passes
+//! `catchment_km2 / density` and the ground stands at least [`HEAD_MIN_M`] above sea (no river
+//! rises in a flat lowland); from there it follows the filled surface's steepest descent to
+//! the sea or a lake, and its centreline is smoothed (a moving average over
+//! [`SMOOTH_CELLS`] cells, twice) so no grid heading shows. Widths and depths follow discharge
+//! (hydraulic geometry: width = 6 m × widthScale × Q^0.5, depth 0.5 m + 2.5 m × Q^0.4, Q =
+//! [`RUNOFF_M3S_PER_KM2`] × catchment).
+//!
+//! **What a river is on the map** (`carve`): its centreline is drawn at the map's resolution,
+//! at least one pixel wide, never on the ocean, a lake or the crater's protected core. Walking
+//! downstream, a new reach begins where the ground has dropped [`REACH_DROP_M`] since the
+//! reach began, at [`REACH_MAX_M`] of length, or where a tributary ends in a larger river. Each
+//! reach has one flat surface level: the lowest of its bank pixels (land beside it), never
+//! above the reach upstream of it or above a tributary that joins it — so levels step down to
+//! the mouth, no reach is a pit, and no bank is below the water. Every river pixel's exported
+//! height is lowered to its reach's level less the reach's depth (the bed); banks and
+//! everything else keep their heights, so the coastline and the ocean never change.
+
+use ndarray::Array2;
+use rayon::prelude::*;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::crater::Crater;
+use super::sea::{SeaLevel, Water};
+use crate::blueprint::{River, RiverPoint};
+use crate::grid::bits::Bits;
+use crate::grid::noise::normalised;
+use crate::units::{self, METRES_PER_RAW, WORLD_SIZE_M};
+
+/// Hydrology cells a side.
+pub const GRID: usize = 1024;
+/// A channel head stands at least this high above sea, metres.
+pub const HEAD_MIN_M: f32 = 5.0;
+/// Runoff: discharge per km² of catchment, m³/s (about 1.6 m of rain a year leaving as flow).
+pub const RUNOFF_M3S_PER_KM2: f32 = 0.05;
+/// Centreline smoothing window, hydrology cells (each side of a point).
+pub const SMOOTH_CELLS: usize = 3;
+/// A new reach begins after the ground has dropped this far, metres.
+pub const REACH_DROP_M: f32 = 4.0;
+/// ... or after this length, metres.
+pub const REACH_MAX_M: f32 = 400.0;
+/// No reach's surface lies lower than this above the sea, metres (banks are raised to it).
+pub const MIN_LEVEL_M: f32 = 0.6;
+/// A river bed stays at least this far above the sea, metres.
+pub const SEA_MARGIN_M: f32 = 0.05;
+/// The crater's protected core, a factor of its radius: never a river bed.
+pub const CRATER_CORE: f32 = 0.8;
+/// The exponent on the slope in multiple-flow-direction routing (Freeman's 1.1 spreads flow
+/// over a smooth island's slopes so far that few catchments concentrate; Holmgren's 4–6
+/// keeps the sharing between lower neighbours, without D8's single heading).
+const MFD_EXPONENT: f32 = 8.0;
+/// A river's headwater stream: from its channel head the river is traced on upstream (along the
+/// largest catchment) while the catchment is at least this share of the channel-start one — so
+/// rivers rise in the highlands without more of them starting.
+pub const HEADWATER: f32 = 0.02;
+/// A river (or tributary) shorter than this, metres, is not kept unless a kept tributary joins it.
+pub const MIN_LENGTH_M: f32 = 400.0;
+
+const NEIGHBOURS: [(isize, isize); 8] = [
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+    (0, -1),
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+];
+
+/// The river dials, as applied.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RiverParams {
+    /// A channel starts where the catchment passes this (÷ density), km².
+    pub catchment_km2: f32,
+    /// Multiplier on the hydraulic-geometry width.
+    pub width_scale: f32,
+    /// More rivers above 1 (the start catchment is divided by it).
+    pub density: f32,
+}
+
+/// One river of the network in normalised coordinates, before it meets a map.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Course {
+    /// Strahler order.
+    pub order: u8,
+    /// Centreline, upstream to downstream: normalised (u, v).
+    pub points: Vec<[f32; 2]>,
+    /// Catchment at each point, km².
+    pub catchment_km2: Vec<f32>,
+    /// The river this one ends in (a tributary), by index; `None` for a river that reaches the
+    /// sea or a lake.
+    pub joins: Option<usize>,
+}
+
+/// The network of one seed: rivers in normalised coordinates.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Network {
+    /// The rivers, each tributary before the river it joins.
+    pub courses: Vec<Course>,
+    /// The largest catchment reaching the sea or a lake through a river, km².
+    pub largest_catchment_km2: f32,
+}
+
+impl Course {
+    /// Discharge at point `i`, m³/s.
+    pub fn discharge(&self, i: usize) -> f32 {
+        RUNOFF_M3S_PER_KM2 * self.catchment_km2[i]
+    }
+}
+
+/// Width of a channel carrying `q` m³/s, metres.
+pub fn width_m(q: f32, width_scale: f32) -> f32 {
+    6.0 * width_scale * q.max(0.0).sqrt()
+}
+
+/// Depth of a channel carrying `q` m³/s below its surface, metres.
+pub fn depth_m(q: f32) -> f32 {
+    0.5 + 2.5 * q.max(0.0).powf(0.4)
+}
+
+/// What the network is found on: the smooth island's height (raw, absolute) and the height in
+/// metres above sea (curved, for the head rule) at a normalised position, and whether a
+/// normalised position is an outlet (sea or lake on the map).
+pub struct Terrain<'a> {
+    /// Smooth raw height at (u, v).
+    pub raw: &'a (dyn Fn(f32, f32) -> f32 + Sync),
+    /// Height above sea in metres at (u, v) (the head rule).
+    pub metres: &'a (dyn Fn(f32, f32) -> f32 + Sync),
+    /// Whether (u, v) drains out of the land (sea, lake, crater bay).
+    pub outlet: &'a (dyn Fn(f32, f32) -> bool + Sync),
+}
+
+/// Finds the river network.
+pub fn network(t: &Terrain, p: &RiverParams) -> Network {
+    let n = GRID;
+    let mut z: Vec<f32> = (0..n * n)
+        .into_par_iter()
+        .map(|i| (t.raw)(normalised(i / n, n), normalised(i % n, n)))
+        .collect();
+    let outlet: Vec<bool> = (0..n * n)
+        .into_par_iter()
+        .map(|i| (t.outlet)(normalised(i / n, n), normalised(i % n, n)))
+        .collect();
+    epsilon_fill(&mut z, &outlet, n);
+    // Ascending filled height: reversed, every cell comes before all the cells it drains to.
+    let mut order: Vec<u32> = (0..(n * n) as u32).collect();
+    order.par_sort_unstable_by_key(|&i| (key(z[i as usize]), i));
+    let acc = accumulate(&z, &outlet, &order, n);
+    let cell_km2 = (WORLD_SIZE_M as f64 / n as f64).powi(2) / 1e6;
+    let threshold = (f64::from(p.catchment_km2 / p.density.max(1e-3)) / cell_km2) as f32;
+    let recv: Vec<u32> = (0..n * n)
+        .into_par_iter()
+        .map(|i| steepest(&z, &outlet, i, n))
+        .collect();
+    let on_river = mark_rivers(t, &acc, &recv, &outlet, &order, threshold, n);
+    let courses = courses(
+        &on_river,
+        &acc,
+        &recv,
+        &outlet,
+        &order,
+        n,
+        cell_km2 as f32,
+        threshold * HEADWATER,
+    );
+    let largest = courses
+        .iter()
+        .filter(|c| c.joins.is_none())
+        .filter_map(|c| c.catchment_km2.last().copied())
+        .fold(0.0, f32::max);
+    Network {
+        courses,
+        largest_catchment_km2: largest,
+    }
+}
+
+/// ε-Priority-Flood from the outlets: raises `z` so that every cell has a strictly lower
+/// neighbour on the way to an outlet. The queue is ordered by each cell's *original* height, so
+/// inside a depression the flood spreads from the spill point along the lowest ground first and
+/// the drainage it leaves follows the depression's floor to its spill point, instead of the
+/// straight lines an ordering by filled height draws across a flat.
+fn epsilon_fill(z: &mut [f32], outlet: &[bool], n: usize) {
+    let original = z.to_vec();
+    let mut heap = BinaryHeap::new();
+    let mut done = Bits::new(n * n);
+    for (i, &o) in outlet.iter().enumerate() {
+        let (x, y) = (i / n, i % n);
+        if o || x == 0 || y == 0 || x == n - 1 || y == n - 1 {
+            done.set(i);
+            heap.push(Reverse((key(z[i]), i as u32)));
+        }
+    }
+    while let Some(Reverse((_, i))) = heap.pop() {
+        let i = i as usize;
+        let (x, y) = (i / n, i % n);
+        for (dx, dy) in NEIGHBOURS {
+            let (nx, ny) = (x as isize + dx, y as isize + dy);
+            if nx < 0 || ny < 0 || nx >= n as isize || ny >= n as isize {
+                continue;
+            }
+            let j = nx as usize * n + ny as usize;
+            if done.get(j) {
+                continue;
+            }
+            done.set(j);
+            if z[j] <= z[i] {
+                z[j] = next_up(z[i]);
+            }
+            heap.push(Reverse((key(original[j]), j as u32)));
+        }
+    }
+}
+
+/// The next f32 above `h` (the ε of the ε-fill: the smallest step that keeps a flat draining).
+fn next_up(h: f32) -> f32 {
+    let b = h.to_bits();
+    if h.is_nan() || h == f32::INFINITY {
+        h
+    } else if h == 0.0 {
+        f32::from_bits(1)
+    } else if h > 0.0 {
+        f32::from_bits(b + 1)
+    } else {
+        f32::from_bits(b - 1)
+    }
+}
+
+/// A total order on f32 heights as u32.
+fn key(h: f32) -> u32 {
+    let b = h.to_bits();
+    if b & 0x8000_0000 != 0 {
+        !b
+    } else {
+        b | 0x8000_0000
+    }
+}
+
+/// Multiple-flow-direction accumulation (cells of catchment, each cell counting itself), in
+/// reverse flood order so every donor is done before its receivers.
+fn accumulate(z: &[f32], outlet: &[bool], order: &[u32], n: usize) -> Vec<f32> {
+    let mut acc = vec![1.0f32; n * n];
+    for &i in order.iter().rev() {
+        let i = i as usize;
+        if outlet[i] {
+            continue;
+        }
+        let (x, y) = (i / n, i % n);
+        // Slopes to the lower neighbours, then weights (slope / steepest)^p: relative, so tiny
+        // drops on a filled flat do not underflow to no outflow at all.
+        let mut shares = [(0usize, 0.0f32); 8];
+        let mut steepest = 0.0f32;
+        for (k, (dx, dy)) in NEIGHBOURS.iter().enumerate() {
+            let (nx, ny) = (x as isize + dx, y as isize + dy);
+            if nx < 0 || ny < 0 || nx >= n as isize || ny >= n as isize {
+                continue;
+            }
+            let j = nx as usize * n + ny as usize;
+            let drop = z[i] - z[j];
+            if drop > 0.0 {
+                let distance = if dx * dy != 0 {
+                    std::f32::consts::SQRT_2
+                } else {
+                    1.0
+                };
+                shares[k] = (j, drop / distance);
+                steepest = steepest.max(drop / distance);
+            }
+        }
+        if steepest <= 0.0 {
+            continue;
+        }
+        let mut total = 0.0;
+        for share in shares.iter_mut().filter(|s| s.1 > 0.0) {
+            share.1 = (share.1 / steepest).powf(MFD_EXPONENT);
+            total += share.1;
+        }
+        let a = acc[i];
+        for (j, w) in shares {
+            if w > 0.0 {
+                acc[j] += a * w / total;
+            }
+        }
+    }
+    acc
+}
+
+/// The steepest lower neighbour of cell `i` on the filled surface (`i` itself for an outlet or
+/// a cell without one).
+fn steepest(z: &[f32], outlet: &[bool], i: usize, n: usize) -> u32 {
+    if outlet[i] {
+        return i as u32;
+    }
+    let (x, y) = (i / n, i % n);
+    let mut best = (i, 0.0f32);
+    for (dx, dy) in NEIGHBOURS {
+        let (nx, ny) = (x as isize + dx, y as isize + dy);
+        if nx < 0 || ny < 0 || nx >= n as isize || ny >= n as isize {
+            continue;
+        }
+        let j = nx as usize * n + ny as usize;
+        let distance = if dx * dy != 0 {
+            std::f32::consts::SQRT_2
+        } else {
+            1.0
+        };
+        let slope = (z[i] - z[j]) / distance;
+        if slope > best.1 {
+            best = (j, slope);
+        }
+    }
+    best.0 as u32
+}
+
+/// Which cells carry a river: downstream (by steepest descent) of every channel head — a cell
+/// whose catchment passes `threshold` cells, standing high enough, with no such cell above it.
+fn mark_rivers(
+    t: &Terrain,
+    acc: &[f32],
+    recv: &[u32],
+    outlet: &[bool],
+    order: &[u32],
+    threshold: f32,
+    n: usize,
+) -> Vec<bool> {
+    // A channel cell has a channel donor when some channel cell drains into it.
+    let channel = |i: usize| acc[i] >= threshold && !outlet[i];
+    let mut has_channel_donor = vec![false; n * n];
+    for (i, &r) in recv.iter().enumerate() {
+        let r = r as usize;
+        if channel(i) && r != i {
+            has_channel_donor[r] = true;
+        }
+    }
+    let mut on_river = vec![false; n * n];
+    // Upstream first: a head starts a river; a river cell passes it to its receiver.
+    for &i in order.iter().rev() {
+        let i = i as usize;
+        if outlet[i] {
+            continue;
+        }
+        let head = channel(i) && !has_channel_donor[i] && {
+            let (u, v) = (normalised(i / n, n), normalised(i % n, n));
+            (t.metres)(u, v) >= HEAD_MIN_M
+        };
+        if head {
+            on_river[i] = true;
+        }
+        if on_river[i] {
+            let r = recv[i] as usize;
+            if r != i && !outlet[r] {
+                on_river[r] = true;
+            }
+        }
+    }
+    on_river
+}
+
+/// The rivers as courses: trunk streams followed upstream along their largest donor, every
+/// other donor starting a tributary; Strahler orders; smoothed centrelines.
+#[allow(clippy::too_many_arguments)]
+fn courses(
+    on_river: &[bool],
+    acc: &[f32],
+    recv: &[u32],
+    outlet: &[bool],
+    order: &[u32],
+    n: usize,
+    cell_km2: f32,
+    headwater: f32,
+) -> Vec<Course> {
+    // Donors of each river cell, and Strahler orders upstream first.
+    let mut donors: Vec<Vec<u32>> = Vec::new();
+    let mut index = vec![u32::MAX; n * n];
+    let cells: Vec<usize> = order
+        .iter()
+        .rev()
+        .map(|&i| i as usize)
+        .filter(|&i| on_river[i])
+        .collect();
+    for (k, &i) in cells.iter().enumerate() {
+        index[i] = k as u32;
+        donors.push(Vec::new());
+    }
+    for &i in &cells {
+        let r = recv[i] as usize;
+        if r != i && on_river[r] {
+            donors[index[r] as usize].push(i as u32);
+        }
+    }
+    let mut strahler = vec![1u8; cells.len()];
+    for k in 0..cells.len() {
+        let orders: Vec<u8> = donors[k]
+            .iter()
+            .map(|&d| strahler[index[d as usize] as usize])
+            .collect();
+        if let Some(&top) = orders.iter().max() {
+            let ties = orders.iter().filter(|&&o| o == top).count();
+            strahler[k] = if ties >= 2 {
+                top.saturating_add(1)
+            } else {
+                top
+            };
+        }
+    }
+    // Mouths: river cells draining to an outlet; trunks traced upstream along the largest donor.
+    let mut out: Vec<Course> = Vec::new();
+    // (start cell, the course it joins) — processed as a stack so tributaries come out before
+    // the course they join only after ordering below.
+    let mut pending: Vec<(usize, Option<usize>)> = cells
+        .iter()
+        .filter(|&&i| {
+            let r = recv[i] as usize;
+            r == i || outlet[r] || !on_river[r]
+        })
+        .map(|&i| (i, None))
+        .collect();
+    // Largest mouths first, so trunk courses get the low indices before reordering.
+    pending.sort_by(|a, b| acc[b.0].total_cmp(&acc[a.0]).then(a.0.cmp(&b.0)));
+    pending.reverse();
+    while let Some((mouth, joins)) = pending.pop() {
+        let me = out.len();
+        // Walk upstream from the mouth along the largest donor.
+        let mut chain = vec![mouth];
+        let mut at = mouth;
+        loop {
+            let d = &donors[index[at] as usize];
+            let Some(&main) = d
+                .iter()
+                .max_by(|&&a, &&b| acc[a as usize].total_cmp(&acc[b as usize]).then(b.cmp(&a)))
+            else {
+                break;
+            };
+            for &other in d.iter().filter(|&&o| o != main) {
+                pending.push((other as usize, Some(me)));
+            }
+            at = main as usize;
+            chain.push(at);
+        }
+        // The headwater: on upstream along the largest catchment draining here.
+        while let Some(up) = largest_upslope(at, acc, recv, n).filter(|&j| acc[j] >= headwater) {
+            at = up;
+            chain.push(at);
+        }
+        chain.reverse(); // upstream → downstream
+        let mut points: Vec<[f32; 2]> = chain
+            .iter()
+            .map(|&i| [normalised(i / n, n), normalised(i % n, n)])
+            .collect();
+        let mut catchment: Vec<f32> = chain.iter().map(|&i| acc[i] * cell_km2).collect();
+        // A tributary ends on the river it joins, a river at its mouth on the water it drains
+        // into: its receiver's cell centre.
+        let r = recv[mouth] as usize;
+        if r != mouth {
+            points.push([normalised(r / n, n), normalised(r % n, n)]);
+            catchment.push(*catchment.last().unwrap_or(&0.0));
+        }
+        // Discharge never falls downstream.
+        for k in 1..catchment.len() {
+            catchment[k] = catchment[k].max(catchment[k - 1]);
+        }
+        out.push(Course {
+            order: strahler[index[mouth] as usize],
+            points: smooth(&points),
+            catchment_km2: catchment,
+            joins,
+        });
+    }
+    prune(tributaries_first(out))
+}
+
+/// Drops courses shorter than [`MIN_LENGTH_M`] that no kept tributary joins, and gives each
+/// kept course its Strahler order from the kept tributaries (walked in the order they join).
+fn prune(courses: Vec<Course>) -> Vec<Course> {
+    let length_m = |c: &Course| {
+        c.points
+            .windows(2)
+            .map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1]))
+            .sum::<f32>()
+            * WORLD_SIZE_M
+    };
+    let mut keep = vec![false; courses.len()];
+    let mut order = vec![1u8; courses.len()];
+    // Tributaries come first, so a course's tributaries are decided before it.
+    let mut joined: Vec<Vec<(usize, usize)>> = vec![Vec::new(); courses.len()]; // (point, tributary)
+    for (i, c) in courses.iter().enumerate() {
+        let mut tribs = joined[i].clone();
+        tribs.sort_unstable();
+        let mut o = 1u8;
+        for &(_, t) in &tribs {
+            o = if order[t] == o {
+                o.saturating_add(1)
+            } else {
+                o.max(order[t])
+            };
+        }
+        order[i] = o;
+        keep[i] = !tribs.is_empty() || length_m(c) >= MIN_LENGTH_M;
+        if let (true, Some(j)) = (keep[i], c.joins) {
+            let end = c.points[c.points.len() - 1];
+            let at = courses[j]
+                .points
+                .iter()
+                .enumerate()
+                .min_by(|a, b| {
+                    let d = |q: &[f32; 2]| (q[0] - end[0]).hypot(q[1] - end[1]);
+                    d(a.1).total_cmp(&d(b.1))
+                })
+                .map_or(0, |(k, _)| k);
+            joined[j].push((at, i));
+        }
+    }
+    let mut new_of = vec![usize::MAX; courses.len()];
+    let mut next = 0;
+    for (i, &k) in keep.iter().enumerate() {
+        if k {
+            new_of[i] = next;
+            next += 1;
+        }
+    }
+    courses
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep[*i])
+        .map(|(i, mut c)| {
+            c.order = order[i];
+            c.joins = c.joins.map(|j| new_of[j]);
+            c
+        })
+        .collect()
+}
+
+/// The neighbour of `i` with the largest catchment among those whose steepest descent is `i`.
+fn largest_upslope(i: usize, acc: &[f32], recv: &[u32], n: usize) -> Option<usize> {
+    let (x, y) = (i / n, i % n);
+    NEIGHBOURS
+        .iter()
+        .filter_map(|(dx, dy)| {
+            let (nx, ny) = (x as isize + dx, y as isize + dy);
+            (nx >= 0 && ny >= 0 && nx < n as isize && ny < n as isize)
+                .then(|| nx as usize * n + ny as usize)
+        })
+        .filter(|&j| recv[j] as usize == i && j != i)
+        .max_by(|&a, &b| acc[a].total_cmp(&acc[b]).then(b.cmp(&a)))
+}
+
+/// The courses reordered so that every tributary comes before the course it joins (indices in
+/// `joins` remapped).
+fn tributaries_first(courses: Vec<Course>) -> Vec<Course> {
+    // Depth of each course in the joins tree: deeper (further from the sea) first.
+    let depth = |mut i: usize| {
+        let mut d = 0;
+        while let Some(j) = courses[i].joins {
+            d += 1;
+            i = j;
+        }
+        d
+    };
+    let mut idx: Vec<usize> = (0..courses.len()).collect();
+    idx.sort_by_key(|&i| (Reverse(depth(i)), i));
+    let mut new_of = vec![0usize; courses.len()];
+    for (new, &old) in idx.iter().enumerate() {
+        new_of[old] = new;
+    }
+    idx.iter()
+        .map(|&old| {
+            let mut c = courses[old].clone();
+            c.joins = c.joins.map(|j| new_of[j]);
+            c
+        })
+        .collect()
+}
+
+/// A moving average over ±[`SMOOTH_CELLS`] points, twice; the first point and the last stay
+/// (a tributary's last point is on the river it joins).
+fn smooth(points: &[[f32; 2]]) -> Vec<[f32; 2]> {
+    let mut p = points.to_vec();
+    let len = p.len();
+    if len < 3 {
+        return p;
+    }
+    for _ in 0..2 {
+        let q = p.clone();
+        for (i, point) in p.iter_mut().enumerate().take(len - 1).skip(1) {
+            let k = SMOOTH_CELLS.min(i).min(len - 1 - i);
+            let window = &q[i - k..=i + k];
+            let m = window.len() as f32;
+            let (sx, sy) = window
+                .iter()
+                .fold((0.0, 0.0), |(a, b), w| (a + w[0], b + w[1]));
+            *point = [sx / m, sy / m];
+        }
+    }
+    p
+}
+
+/// One reach on the map.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reach {
+    /// The course it belongs to.
+    pub course: usize,
+    /// Its flat surface level, raw height units.
+    pub level: f32,
+    /// Its bed depth below the level, metres.
+    pub depth_m: f32,
+}
+
+/// The rivers drawn on one map.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MapRivers {
+    /// The rivers as the RIVR section holds them (pixel coordinates; reach ids filled in by the
+    /// water bodies).
+    pub rivers: Vec<River>,
+    /// Each river's reaches, as indices into `reaches`, upstream to downstream.
+    pub river_reaches: Vec<Vec<u32>>,
+    /// The reaches.
+    pub reaches: Vec<Reach>,
+    /// River pixels (`x * n + y`, ascending) and the reach each belongs to.
+    pub pixels: Vec<(u32, u32)>,
+    /// Bank pixels raised to their reach's level (a levee where the reach had to stand
+    /// [`MIN_LEVEL_M`] above the sea).
+    pub low_banks: usize,
+}
+
+impl MapRivers {
+    /// Total centreline length, km.
+    pub fn length_km(&self, map_size: usize) -> f64 {
+        let px = f64::from(units::metres_per_px(map_size));
+        self.rivers
+            .iter()
+            .map(|r| {
+                r.points
+                    .windows(2)
+                    .map(|w| f64::from((w[1].x - w[0].x).hypot(w[1].y - w[0].y)))
+                    .sum::<f64>()
+            })
+            .sum::<f64>()
+            * px
+            / 1000.0
+    }
+}
+
+/// Draws `network` on a map: rasterises every river (pixels of `water` other than dry, and the
+/// crater's core, stay out), splits reaches, sets their levels from the banks and carves the
+/// beds into `heights`.
+pub fn carve(
+    network: &Network,
+    p: &RiverParams,
+    heights: &mut Array2<f32>,
+    water: &Array2<Water>,
+    sea: &SeaLevel,
+    crater: &Crater,
+) -> MapRivers {
+    let n = heights.dim().0;
+    let px_m = units::metres_per_px(n);
+    let dry = |x: usize, y: usize| {
+        water[[x, y]] == Water::Dry && crater.distance(x, y) >= CRATER_CORE * crater.radius_px
+    };
+    let mut map = MapRivers::default();
+    // Pixels claimed: (pixel, course, reach); where courses overlap the later one (the river a
+    // tributary joins) keeps the pixel.
+    let mut claims: Vec<(u32, u32, u32)> = Vec::new();
+    let mut course_reaches: Vec<Vec<(usize, usize)>> = Vec::new(); // per course: (first point, reach)
+    for (ci, c) in network.courses.iter().enumerate() {
+        let pts: Vec<[f32; 2]> = c
+            .points
+            .iter()
+            .map(|q| [q[0] * n as f32, q[1] * n as f32])
+            .collect();
+        // Reach boundaries along the points, by ground drop and length.
+        let ground = |q: [f32; 2]| {
+            let (x, y) = ((q[0] as usize).min(n - 1), (q[1] as usize).min(n - 1));
+            (heights[[x, y]] - sea.at(y)) * METRES_PER_RAW
+        };
+        let mut starts = vec![(0usize, map.reaches.len())];
+        let (mut start_ground, mut length) = (ground(pts[0]), 0.0f32);
+        map.reaches.push(Reach {
+            course: ci,
+            level: f32::INFINITY,
+            depth_m: 0.0,
+        });
+        for k in 1..pts.len() {
+            length += (pts[k][0] - pts[k - 1][0]).hypot(pts[k][1] - pts[k - 1][1]) * px_m;
+            let g = ground(pts[k]);
+            if k + 1 < pts.len() && (start_ground - g > REACH_DROP_M || length > REACH_MAX_M) {
+                starts.push((k, map.reaches.len()));
+                map.reaches.push(Reach {
+                    course: ci,
+                    level: f32::INFINITY,
+                    depth_m: 0.0,
+                });
+                start_ground = g;
+                length = 0.0;
+            }
+        }
+        // Depth of each reach from the discharge at its downstream end.
+        for (s, (first, r)) in starts.iter().enumerate() {
+            let last = starts.get(s + 1).map_or(pts.len() - 1, |n| n.0);
+            let _ = first;
+            map.reaches[*r].depth_m = depth_m(c.discharge(last));
+        }
+        // Rasterise each segment with its reach.
+        let reach_at = |k: usize| {
+            starts
+                .iter()
+                .rev()
+                .find(|s| s.0 <= k)
+                .map_or(starts[0].1, |s| s.1)
+        };
+        for k in 0..pts.len().saturating_sub(1) {
+            // At least √½ px: a pixel centre lies within it of every point, so the channel is
+            // never broken where the centreline runs along pixel edges.
+            let half = (width_m(c.discharge(k), p.width_scale) / 2.0 / px_m).max(0.72);
+            let reach = reach_at(k) as u32;
+            capsule(pts[k], pts[k + 1], half, n, |x, y| {
+                if dry(x, y) {
+                    claims.push(((x * n + y) as u32, ci as u32, reach));
+                }
+            });
+        }
+        map.rivers.push(River {
+            order: c.order,
+            reaches: Vec::new(),
+            points: pts
+                .iter()
+                .enumerate()
+                .map(|(k, q)| RiverPoint {
+                    x: q[0],
+                    y: q[1],
+                    width_m: width_m(c.discharge(k), p.width_scale),
+                    discharge_m3s: c.discharge(k),
+                })
+                .collect(),
+        });
+        course_reaches.push(starts);
+    }
+    // One reach per pixel: the last course drawn (the larger river) wins.
+    claims.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    claims.dedup_by_key(|c| c.0);
+    map.pixels = claims.iter().map(|&(i, _, r)| (i, r)).collect();
+    let mut river = Bits::new(n * n);
+    for &(i, _) in &map.pixels {
+        river.set(i as usize);
+    }
+    // Reaches that kept no pixel are dropped from their river's list below; levels from banks.
+    let mut bank_min = vec![f32::INFINITY; map.reaches.len()];
+    let mut count = vec![0usize; map.reaches.len()];
+    for &(i, r) in &map.pixels {
+        let (x, y) = (i as usize / n, i as usize % n);
+        count[r as usize] += 1;
+        for (dx, dy) in NEIGHBOURS {
+            let (nx, ny) = (x as isize + dx, y as isize + dy);
+            if nx < 0 || ny < 0 || nx >= n as isize || ny >= n as isize {
+                continue;
+            }
+            let (nx, ny) = (nx as usize, ny as usize);
+            if river.get(nx * n + ny) || water[[nx, ny]] != Water::Dry {
+                continue;
+            }
+            bank_min[r as usize] = bank_min[r as usize].min(heights[[nx, ny]]);
+        }
+    }
+    // The sea level under each reach (its first pixel's row).
+    let mut first_row = vec![0usize; map.reaches.len()];
+    for &(i, r) in map.pixels.iter().rev() {
+        first_row[r as usize] = i as usize % n;
+    }
+    let sea_floor = |r: usize| sea.at(first_row[r]);
+    // Levels: tributaries first (the network's order), each reach at most its banks, the reach
+    // above it and every tributary ending in it.
+    let mut tributary_floor = vec![f32::INFINITY; map.reaches.len()];
+    for (ci, c) in network.courses.iter().enumerate() {
+        let starts = &course_reaches[ci];
+        let mut above = f32::INFINITY;
+        let mut kept = Vec::new();
+        for &(_, r) in starts {
+            if count[r] == 0 {
+                continue;
+            }
+            let level = bank_min[r].min(above).min(tributary_floor[r]);
+            // A reach with no dry bank at all (all water around) keeps its upstream level; no
+            // reach lies lower than MIN_LEVEL_M above the sea (its banks are raised instead).
+            let level = if level.is_finite() { level } else { above };
+            let level = level.max(sea_floor(r) + MIN_LEVEL_M / METRES_PER_RAW);
+            map.reaches[r].level = level;
+            above = level;
+            kept.push(r as u32);
+        }
+        if let (Some(j), Some(&last)) = (c.joins, kept.last()) {
+            // The reach of the joined river nearest the tributary's last point.
+            let end = c.points[c.points.len() - 1];
+            let target = nearest_reach(&network.courses[j], &course_reaches[j], end, &count);
+            if let Some(t) = target {
+                let l = map.reaches[last as usize].level;
+                tributary_floor[t] = tributary_floor[t].min(l);
+            }
+        }
+        map.river_reaches.push(kept);
+    }
+    // A reach whose level is still unknown (no banks anywhere upstream) sits at its lowest pixel.
+    for (i, r) in map.pixels.iter() {
+        let reach = &mut map.reaches[*r as usize];
+        if !reach.level.is_finite() {
+            let (x, y) = (*i as usize / n, *i as usize % n);
+            reach.level = heights[[x, y]];
+        }
+    }
+    // Raise any bank below its reach's level (a levee where the reach had to stand above the
+    // sea), then carve the beds.
+    let mut low = 0;
+    for &(i, r) in &map.pixels {
+        let (x, y) = (i as usize / n, i as usize % n);
+        let level = map.reaches[r as usize].level;
+        for (dx, dy) in NEIGHBOURS {
+            let (nx, ny) = (x as isize + dx, y as isize + dy);
+            if nx < 0 || ny < 0 || nx >= n as isize || ny >= n as isize {
+                continue;
+            }
+            let (nx, ny) = (nx as usize, ny as usize);
+            if !river.get(nx * n + ny) && water[[nx, ny]] == Water::Dry && heights[[nx, ny]] < level
+            {
+                heights[[nx, ny]] = level;
+                low += 1;
+            }
+        }
+    }
+    for &(i, r) in &map.pixels {
+        let (x, y) = (i as usize / n, i as usize % n);
+        let reach = map.reaches[r as usize];
+        // The bed never goes under the sea (the waterline is the classification's), so a reach
+        // whose banks barely stand above the sea is shallower than its discharge asks.
+        let floor = sea.at(y) + SEA_MARGIN_M / METRES_PER_RAW;
+        let bed = (reach.level - reach.depth_m / METRES_PER_RAW).max(floor);
+        let h = &mut heights[[x, y]];
+        *h = h.min(bed).max(h.min(floor));
+    }
+    map.low_banks = low;
+    map
+}
+
+/// The reach (with pixels) of `course` whose centreline point is nearest `at`; `starts` are the
+/// course's (first point, reach) pairs.
+fn nearest_reach(
+    course: &Course,
+    starts: &[(usize, usize)],
+    at: [f32; 2],
+    count: &[usize],
+) -> Option<usize> {
+    let k = course
+        .points
+        .iter()
+        .enumerate()
+        .min_by(|a, b| {
+            let d = |q: &[f32; 2]| (q[0] - at[0]).hypot(q[1] - at[1]);
+            d(a.1).total_cmp(&d(b.1))
+        })?
+        .0;
+    let at_or_after = starts.iter().rposition(|s| s.0 <= k)?;
+    starts[at_or_after..]
+        .iter()
+        .map(|s| s.1)
+        .find(|&r| count[r] > 0)
+}
+
+/// Calls `mark` for every pixel whose centre lies within `half` pixels of segment a–b.
+fn capsule(a: [f32; 2], b: [f32; 2], half: f32, n: usize, mut mark: impl FnMut(usize, usize)) {
+    let lo = |p: f32, q: f32| ((p.min(q) - half - 0.5).floor().max(0.0)) as usize;
+    let hi = |p: f32, q: f32| ((p.max(q) + half + 0.5).ceil().max(0.0) as usize).min(n - 1);
+    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+    let len2 = dx * dx + dy * dy;
+    for x in lo(a[0], b[0])..=hi(a[0], b[0]) {
+        for y in lo(a[1], b[1])..=hi(a[1], b[1]) {
+            let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
+            let t = if len2 > 0.0 {
+                (((cx - a[0]) * dx + (cy - a[1]) * dy) / len2).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let (px, py) = (a[0] + t * dx - cx, a[1] + t * dy - cy);
+            if px * px + py * py <= half * half {
+                mark(x, y);
+            }
+        }
+    }
+}

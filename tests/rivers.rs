@@ -1,0 +1,226 @@
+//! Rivers: every reach drains, the water sits in its channel, levels step down to the mouth, the
+//! vector section matches WBID, and a seed's rivers are the same at every MapSize.
+
+use islagen::blueprint::format::WaterBodyType;
+use islagen::config::Config;
+use islagen::pipeline::{self, World};
+use islagen::progress::Progress;
+use islagen::units::METRES_PER_RAW;
+
+fn world(seed: i32, size: u32) -> World {
+    let mut c = Config::from_json("{}", "defaults").unwrap().config;
+    c.map_size = size;
+    c.skip_roads = true;
+    pipeline::generate(&c, seed, &Progress::hidden()).unwrap()
+}
+
+/// WBTB levels by id, and whether each id is a river reach.
+fn reach_levels(w: &World) -> (Vec<f32>, Vec<bool>) {
+    let bodies = w.blueprint.water_bodies.as_ref().unwrap();
+    let mut level = vec![f32::NAN; bodies.len() + 2];
+    let mut river = vec![false; bodies.len() + 2];
+    for b in bodies {
+        level[usize::from(b.id)] = b.surface_level;
+        river[usize::from(b.id)] = b.kind == WaterBodyType::River;
+    }
+    (level, river)
+}
+
+const AROUND: [(isize, isize); 8] = [
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+    (0, -1),
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+];
+
+#[test]
+fn reaches_drain_sit_in_their_channels_and_step_down() {
+    for seed in [42, 7] {
+        let w = world(seed, 1024);
+        let bp = &w.blueprint;
+        let ids = bp.water_ids.as_ref().unwrap();
+        let (level, river) = reach_levels(&w);
+        let n = bp.side();
+        let stats = w.rivers.clone().expect("rivers on by default");
+        assert!(stats.rivers >= 3, "seed {seed}: {stats:?}");
+        let reaches = river.iter().filter(|r| **r).count();
+        let mut drains = vec![false; level.len()];
+        let (mut pixels, mut dry_bed, mut low_bank, mut banks) = (0usize, 0usize, 0usize, 0usize);
+        for ((x, y), &id) in ids.indexed_iter() {
+            let id = usize::from(id);
+            if !river[id] {
+                continue;
+            }
+            pixels += 1;
+            dry_bed += usize::from(bp.heights[[x, y]] >= level[id]);
+            for (dx, dy) in AROUND {
+                let (nx, ny) = (x as isize + dx, y as isize + dy);
+                if nx < 0 || ny < 0 || nx >= n as isize || ny >= n as isize {
+                    continue;
+                }
+                let other = usize::from(ids[[nx as usize, ny as usize]]);
+                if other == 0 {
+                    banks += 1;
+                    low_bank += usize::from(bp.heights[[nx as usize, ny as usize]] < level[id]);
+                } else if other != id && (!river[other] || level[other] <= level[id]) {
+                    drains[id] = true;
+                }
+            }
+        }
+        let pits: Vec<usize> = (0..level.len())
+            .filter(|&i| river[i] && !drains[i])
+            .collect();
+        eprintln!(
+            "seed {seed}: {stats:?}; {reaches} reaches, {pixels} px; bed not below surface on {dry_bed} px, {low_bank} of {banks} bank px below it; pits {pits:?}"
+        );
+        assert!(
+            pits.is_empty(),
+            "seed {seed}: reaches {pits:?} drain nowhere"
+        );
+        assert!(
+            dry_bed as f64 <= 0.005 * pixels as f64,
+            "seed {seed}: {dry_bed} of {pixels} river pixels not below their surface"
+        );
+        assert!(
+            low_bank as f64 <= 0.005 * banks as f64,
+            "seed {seed}: {low_bank} of {banks} bank pixels below the water"
+        );
+        // Levels never rise downstream, and the vector section names the reaches it covers.
+        let rivr = bp.rivers.as_ref().expect("RIVR present");
+        assert_eq!(rivr.rivers.len(), stats.rivers);
+        for r in &rivr.rivers {
+            assert!(r.order >= 1 && r.points.len() >= 2);
+            for pair in r.reaches.windows(2) {
+                let (a, b) = (usize::from(pair[0]), usize::from(pair[1]));
+                assert!(river[a] && river[b]);
+                assert!(level[b] <= level[a], "seed {seed}: reach {b} above {a}");
+            }
+            // Each centreline point lies on water: mostly its own reaches' pixels, the rest
+            // on the river it joins (where the two overlap the larger keeps the pixels) or on
+            // the water it ends in.
+            let (mut own, mut wet) = (0usize, 0usize);
+            let body = &r.points[..r.points.len() - 1]; // the last meets what it ends in
+            for p in body {
+                let id = ids[[p.x as usize, p.y as usize]];
+                own += usize::from(r.reaches.contains(&id));
+                wet += usize::from(id != 0);
+            }
+            let k = body.len();
+            // A point may fall outside the drawn channel where the map's own coast (finer than
+            // the hydrology grid) or the crater's protected core takes the river's last cells.
+            assert!(
+                wet as f64 >= 0.99 * k as f64,
+                "seed {seed}: {} of {k} points on dry land",
+                k - wet
+            );
+            assert!(
+                own as f64 >= 0.75 * k as f64,
+                "seed {seed}: {own} of {k} points on their reaches"
+            );
+            for p in &r.points {
+                assert!(p.width_m > 0.0 && p.discharge_m3s > 0.0);
+            }
+        }
+        assert!(stats.length_km > 1.0 && stats.largest_catchment_km2 > 0.0);
+        let _ = METRES_PER_RAW;
+    }
+}
+
+/// River pixels of `w`, as a mask downsampled by `k` (any river pixel in the block).
+fn river_mask(w: &World, k: usize) -> (Vec<bool>, usize) {
+    let n = w.blueprint.side() / k;
+    let mut mask = vec![false; n * n];
+    let side = w.blueprint.side();
+    for i in w.river_pixels() {
+        let (x, y) = (i as usize / side, i as usize % side);
+        mask[(x / k) * n + y / k] = true;
+    }
+    (mask, n)
+}
+
+/// Share of `a`'s river pixels within `r` pixels of one of `b`'s.
+fn within(a: &[bool], b: &[bool], n: usize, r: isize) -> f64 {
+    let (mut hit, mut total) = (0usize, 0usize);
+    for x in 0..n {
+        for y in 0..n {
+            if !a[x * n + y] {
+                continue;
+            }
+            total += 1;
+            let near = (-r..=r).any(|dx| {
+                (-r..=r).any(|dy| {
+                    let (nx, ny) = (x as isize + dx, y as isize + dy);
+                    nx >= 0
+                        && ny >= 0
+                        && nx < n as isize
+                        && ny < n as isize
+                        && b[nx as usize * n + ny as usize]
+                })
+            });
+            hit += usize::from(near);
+        }
+    }
+    hit as f64 / total.max(1) as f64
+}
+
+/// A seed's rivers at one MapSize and at twice it coincide: ≥ 80 % of river pixels at either
+/// size (downsampled to the smaller) lie within 2 pixels of a river pixel at the other.
+#[test]
+fn the_same_rivers_at_every_map_size() {
+    for (seed, small) in [(42, 512u32), (7, 1024)] {
+        let (a, b) = (world(seed, small), world(seed, small * 2));
+        let (ma, n) = river_mask(&a, 1);
+        let (mb, _) = river_mask(&b, 2);
+        let (ab, ba) = (within(&ma, &mb, n, 2), within(&mb, &ma, n, 2));
+        eprintln!("seed {seed}, {small} ↔ {}: {ab:.3} / {ba:.3}", small * 2);
+        assert!(ab >= 0.8 && ba >= 0.8, "seed {seed}: {ab:.3} / {ba:.3}");
+    }
+}
+
+/// With Rivers "off" there are no river bodies, no RIVR and nothing carved: the heights are
+/// those of the rivers-on world wherever no river runs, but for the banks a reach near the sea
+/// raises to its level (next to a river pixel, and only up).
+#[test]
+fn rivers_off_leaves_no_trace() {
+    let on = world(42, 512);
+    let mut c = Config::from_json(r#"{"Rivers": "off"}"#, "t")
+        .unwrap()
+        .config;
+    c.map_size = 512;
+    c.skip_roads = true;
+    let off = pipeline::generate(&c, 42, &Progress::hidden()).unwrap();
+    assert!(off.blueprint.rivers.is_none() && off.rivers.is_none());
+    assert!(off.river_pixels().is_empty());
+    let rivers = on.river_pixels();
+    assert!(!rivers.is_empty());
+    let n = 512;
+    let mut is_river = vec![false; n * n];
+    for &i in &rivers {
+        is_river[i as usize] = true;
+    }
+    let beside = |x: usize, y: usize| {
+        AROUND.iter().any(|(dx, dy)| {
+            let (nx, ny) = (x as isize + dx, y as isize + dy);
+            nx >= 0
+                && ny >= 0
+                && nx < n as isize
+                && ny < n as isize
+                && is_river[nx as usize * n + ny as usize]
+        })
+    };
+    for ((x, y), &h) in off.blueprint.heights.indexed_iter() {
+        let now = on.blueprint.heights[[x, y]];
+        if !is_river[x * n + y] {
+            assert!(
+                now == h || (now > h && beside(x, y)),
+                "({x}, {y}) changed off the rivers: {h} → {now}"
+            );
+        } else {
+            assert!(now <= h, "a river raised ({x}, {y})");
+        }
+    }
+}
