@@ -492,11 +492,15 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
     if let Some(r) = &world.roads {
         let s = &r.stats;
         println!(
-            "    roads: {} highway, {} branch, {} rugged, {} trail paths; {} towns abandoned (over {:.0} % of MapSize from the network, or unreachable); {} nodes expanded",
+            "    roads: {} highway, {} branch, {} rugged, {} trail paths; bridges {} / {} / {} / {}; {} towns abandoned (over {:.0} % of MapSize from the network, or unreachable); {} nodes expanded",
             s.paths[0],
             s.paths[1],
             s.paths[2],
             s.paths[3],
+            s.bridges[0],
+            s.bridges[1],
+            s.bridges[2],
+            s.bridges[3],
             s.abandoned,
             islagen::stages::roads::ABANDON_FRACTION * 100.0,
             s.expanded

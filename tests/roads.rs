@@ -190,3 +190,33 @@ fn search_scratch_is_bounded_by_threads_not_jobs() {
         assert!(pool.made() <= 4, "{} scratches for 3 threads", pool.made());
     });
 }
+
+/// Rivers are bridged, not walls: roads cross them, rarely and straight across (each crossing
+/// a short run of river cells), and the summary's bridge counts are those crossings.
+#[test]
+fn roads_bridge_rivers_straight_across() {
+    let w = world(42, 1024);
+    let g = grid(&w);
+    let network = w.roads.as_ref().expect("roads ran");
+    let runs: Vec<usize> = network
+        .raw
+        .iter()
+        .flat_map(|r| g.bridges(&r.cells))
+        .collect();
+    let counted: usize = network.stats.bridges.iter().sum();
+    eprintln!(
+        "bridges per tier {:?}, lengths {runs:?}",
+        network.stats.bridges
+    );
+    assert_eq!(runs.len(), counted);
+    assert!(counted > 0, "no road crosses a river");
+    assert!(
+        runs.iter().all(|&r| r <= 6),
+        "a bridge runs along a river: {runs:?}"
+    );
+    let cells: usize = network.raw.iter().map(|r| r.cells.len()).sum();
+    assert!(
+        runs.iter().sum::<usize>() * 100 < cells,
+        "roads run on rivers"
+    );
+}

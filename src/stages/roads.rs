@@ -69,6 +69,8 @@ const STEPS: [(isize, isize, f32); 8] = [
 pub struct CostGrid {
     n: usize,
     cost: Vec<f32>,
+    /// River pixels made bridges.
+    bridged: Option<Bits>,
 }
 
 impl CostGrid {
@@ -92,17 +94,50 @@ impl CostGrid {
                 };
             }
         });
-        CostGrid { n, cost }
+        CostGrid {
+            n,
+            cost,
+            bridged: None,
+        }
     }
 
     /// Makes river pixels (`x * n + y`) bridges: passable at [`BRIDGE_COST`] (unless solid).
     pub fn bridge(&mut self, river_pixels: impl IntoIterator<Item = u32>) {
+        let bridged = self
+            .bridged
+            .get_or_insert_with(|| Bits::new(self.n * self.n));
         for i in river_pixels {
             let c = &mut self.cost[i as usize];
             if c.is_finite() {
                 *c = c.max(BRIDGE_COST);
+                bridged.set(i as usize);
             }
         }
+    }
+
+    /// Whether cell `i` is a bridge (a river pixel).
+    #[inline]
+    pub fn is_bridge(&self, i: usize) -> bool {
+        self.bridged.as_ref().is_some_and(|b| b.get(i))
+    }
+
+    /// The bridges along `cells`: each run of consecutive river cells is one, with its length
+    /// in cells.
+    pub fn bridges(&self, cells: &[u32]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut run = 0;
+        for &c in cells {
+            if self.is_bridge(c as usize) {
+                run += 1;
+            } else if run > 0 {
+                out.push(run);
+                run = 0;
+            }
+        }
+        if run > 0 {
+            out.push(run);
+        }
+        out
     }
 
     /// Pixels per side.
@@ -353,6 +388,8 @@ pub struct RawRoad {
 pub struct RoadStats {
     /// Paths per tier: highway, branch, rugged, trail.
     pub paths: [usize; 4],
+    /// Bridges (river crossings) per tier.
+    pub bridges: [usize; 4],
     /// Towns skipped by the abandon protocol (or unreachable).
     pub abandoned: usize,
     /// Nodes expanded by all searches.
@@ -448,6 +485,7 @@ impl<'g> Builder<'g> {
             }
         }
         self.net.stats.paths[tier as usize] += 1;
+        self.net.stats.bridges[tier as usize] += self.grid.bridges(&found.cells).len();
         self.net.raw.push(RawRoad {
             tier,
             cells: found.cells,
