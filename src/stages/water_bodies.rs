@@ -227,4 +227,45 @@ mod tests {
         assert_eq!(b.surface[[1, 1]], 0);
         assert_eq!(b.surface[[1, 2]], encode_water_level(0.15).unwrap());
     }
+
+    /// Reaches are numbered with the lakes, in scan order of their first pixel: a reach met
+    /// before a lake takes the lower id; every reach pixel gets its reach's id and level.
+    #[test]
+    fn reaches_and_lakes_share_one_scan_order() {
+        use Water::{Dry as D, Lake as L, Ocean as O};
+        let grid = [[O, O, O, O], [O, D, D, D], [O, D, L, D], [O, D, D, D]];
+        let water = Array2::from_shape_fn((4, 4), |(x, y)| grid[x][y]);
+        // Reach 0 at (1, 1) and (1, 2), before the lake at (2, 2); reach 1 at (3, 3), after it.
+        let pixels = [(5u32, 0u32), (6, 0), (15, 1)];
+        let levels = [0.3f32, 0.2];
+        let mut ids_of = Vec::new();
+        let b = water_bodies(
+            &water,
+            &SeaLevel::new(SeaModel::Flat(0.15), 4),
+            Reaches {
+                pixels: &pixels,
+                levels: &levels,
+            },
+            &mut ids_of,
+        )
+        .unwrap();
+        assert_eq!(ids_of, vec![2, 4]);
+        assert_eq!(
+            (b.ids[[1, 1]], b.ids[[1, 2]], b.ids[[2, 2]], b.ids[[3, 3]]),
+            (2, 2, 3, 4)
+        );
+        let kinds: Vec<_> = b.bodies.iter().map(|b| (b.id, b.kind)).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (1, WaterBodyType::Ocean),
+                (2, WaterBodyType::River),
+                (3, WaterBodyType::Lake),
+                (4, WaterBodyType::River)
+            ]
+        );
+        assert_eq!(b.bodies[1].surface_level, 0.3);
+        assert_eq!(b.bodies[1].salinity, Salinity::Fresh);
+        assert_eq!(b.surface[[3, 3]], encode_water_level(0.2).unwrap());
+    }
 }
