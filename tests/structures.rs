@@ -252,3 +252,62 @@ fn positions_are_map_pixels_and_never_wrap() {
     let cells = st::placement_problems(&ok, "hut", 32767, 0, None).unwrap();
     assert!(cells.iter().all(|((x, _), _)| *x >= 0), "{cells:?}");
 }
+
+/// Rivers are water to the sidecar: with rivers on (the default), no footprint covers a river
+/// pixel — a WBID pixel of a WBTB body of type River — nor any other water. (Seed 42 bites: a
+/// sidecar blind to rivers gives it hubs of 7 and villages of 5, covering 20 river cells; with
+/// them its hubs are 3 and villages 3.)
+#[test]
+fn no_footprint_covers_a_river() {
+    for seed in [7, 42] {
+        let mut c = Config::from_json("{}", "defaults").unwrap().config;
+        c.map_size = 1024;
+        c.skip_roads = true;
+        let world = pipeline::generate(&c, seed, &Progress::hidden()).unwrap();
+        let n = 1024i64;
+        let rivers = world.river_pixels();
+        let river: std::collections::HashSet<u32> = rivers.iter().copied().collect();
+        assert!(
+            world.rivers.as_ref().is_some_and(|r| r.rivers > 0) && !river.is_empty(),
+            "seed {seed}: no rivers"
+        );
+        let bp = &world.blueprint;
+        let doc = st::parse(&st::from_world(bp).to_json()).expect("the emitted sidecar validates");
+        assert_eq!(doc.structures.len(), bp.towns.len());
+        let mut on_river = Vec::new();
+        for s in &doc.structures {
+            for (dx, dy) in doc.type_of(s).footprint.cells() {
+                let (x, y) = (s.pixel_x + dx, s.pixel_y + dy);
+                assert!(
+                    (0..n).contains(&x) && (0..n).contains(&y),
+                    "{} off the map",
+                    s.id
+                );
+                if river.contains(&((x * n + y) as u32)) {
+                    on_river.push((s.id.clone(), x, y));
+                }
+            }
+        }
+        assert!(
+            on_river.is_empty(),
+            "seed {seed}: footprint cells on rivers: {on_river:?}"
+        );
+        let water = |x: usize, y: usize| bp.is_water(x, y);
+        let view = MapView {
+            heights: &bp.heights,
+            water: &water,
+        };
+        assert!(
+            st::map_problems(&doc, &view).is_empty(),
+            "seed {seed}: a footprint on water"
+        );
+        // can-place refuses a river pixel as water.
+        let i = i64::from(rivers[rivers.len() / 2]);
+        let p = st::placement_problems(&doc, "poi", i / n, i % n, Some(&view)).unwrap();
+        assert!(
+            p.iter()
+                .any(|(c, r)| *c == (i / n, i % n) && *r == CellProblem::Water),
+            "seed {seed}: {p:?}"
+        );
+    }
+}

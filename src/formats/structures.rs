@@ -510,7 +510,7 @@ impl Document {
 pub enum CellProblem {
     /// Another structure's footprint is there.
     Occupied(String),
-    /// Water (ocean or lake).
+    /// Water (ocean, lake or river).
     Water,
     /// Steeper than [`MAX_SLOPE`].
     TooSteep,
@@ -653,8 +653,10 @@ fn tier_index(t: &crate::blueprint::Town) -> usize {
 
 /// The sidecar of a generated world: a type per town tier (the snow hub its own), an instance
 /// per town, its footprint centred on the town. Each type's footprint is the largest square up
-/// to the tier's size at which none of its towns' footprints touches water, leaves the map or
-/// overlaps an earlier one — so the result always validates.
+/// to the tier's size at which none of its towns' footprints touches water
+/// ([`Blueprint::is_water`]: ocean, lakes and river reaches), leaves the map or overlaps an
+/// earlier one — so the result always validates. One town beside a river shrinks its whole
+/// tier's footprint. (Towns stand on dry pixels, so a side of 1 always fits a generated world.)
 pub fn from_world(bp: &Blueprint) -> Document {
     let n = bp.side() as i64;
     let water =
