@@ -689,3 +689,56 @@ fn every_exported_entity_matches_the_vectors_field_by_field() {
         }
     }
 }
+
+/// Rivers are water in the export: every block column whose sampled pixel is a river pixel
+/// holds water above its bed — a river a metre or two deep is still water at tens of metres
+/// per block (before, every such column was a dry strip of sand: the depth floored to 0).
+#[test]
+fn river_columns_hold_water() {
+    use islagen::formats::starmade::export::{ids, island, Entity};
+    use std::collections::{HashMap, HashSet};
+    let world = world_42(1024);
+    let n = world.blueprint.side();
+    let river: HashSet<u32> = world.river_pixels().into_iter().collect();
+    assert!(
+        world.rivers.as_ref().is_some_and(|r| r.rivers > 0) && !river.is_empty(),
+        "seed 42 has rivers"
+    );
+    for width in [128, 256] {
+        let v = island(&world.blueprint, width, Entity::Asteroid, "rivers").unwrap();
+        // Per column: the lowest water block and the highest solid one.
+        let (mut water, mut solid) = (HashMap::new(), HashMap::new());
+        for (p, b) in v.blueprint.blocks() {
+            let (map, y) = match b.id == ids::WATER {
+                true => (&mut water, -p[1]),
+                false => (&mut solid, p[1]),
+            };
+            let e = map.entry((p[0], p[2])).or_insert(i32::MIN);
+            *e = (*e).max(y);
+        }
+        let (bw, bd) = (v.columns.len(), v.columns[0].len());
+        let (mut on_river, mut dry) = (0, Vec::new());
+        for bx in 0..bw {
+            for bz in 0..bd {
+                let (x, y) = v.sampled_pixel(bx, bz);
+                if !river.contains(&((x * n + y) as u32)) {
+                    continue;
+                }
+                on_river += 1;
+                let key = (bx as i32 - bw as i32 / 2, bz as i32 - bd as i32 / 2);
+                match (water.get(&key), solid.get(&key)) {
+                    (Some(&w), Some(&s)) if -w > s => {}
+                    _ => dry.push((bx, bz, x, y)),
+                }
+            }
+        }
+        eprintln!("width {width}: {on_river} river columns, {} dry", dry.len());
+        assert!(on_river > 0, "width {width}: no column samples a river");
+        assert!(
+            dry.is_empty(),
+            "width {width}: {} of {on_river} river columns hold no water, e.g. {:?}",
+            dry.len(),
+            &dry[..dry.len().min(5)]
+        );
+    }
+}

@@ -17,7 +17,16 @@
 //!
 //! and water columns get Water 86 from their seabed up to the water surface (WSRF, or sea level
 //! 0.15 raw without water sections); a lake or sea that would freeze (Snow around it) is not
-//! modelled: Ice 64 is not used.
+//! modelled: Ice 64 is not used. A water column is a pixel [`Blueprint::is_water`] says is
+//! water (WBID nonzero — ocean, lakes and river reaches alike — or BIOM's Ocean / Lake in a
+//! blueprint without water sections). Where its water is shallower than the block grain (a
+//! river a metre or two deep at tens of metres per block, the shallows along a coast), bed and
+//! surface floor to the same block and the water would vanish, the river showing as a strip of
+//! sand; the bed then sits one block lower, so the column holds one water block at its
+//! surface's block (two when the bed is the box's floor, block 0, and cannot go lower). A
+//! column whose ground stands a block or more above its water's surface stays dry.
+//!
+//! [`Blueprint::is_water`]: crate::blueprint::Blueprint::is_water
 //!
 //! # What the header, meta and blocks hold, and the evidence for each
 //!
@@ -179,8 +188,29 @@ pub struct Voxels {
     pub metres_per_block: f32,
     /// The map pixel box the blocks cover: x0, y0, x1, y1 (exclusive).
     pub pixel_box: [usize; 4],
+    /// Map pixels per block, across.
+    pub px_per_block: f32,
     /// Column heights in blocks (top block's y, −1 = empty), `[bx][bz]`.
     pub columns: Vec<Vec<i32>>,
+}
+
+impl Voxels {
+    /// The map pixel block column (`bx`, `bz`) samples: the pixel under its centre.
+    pub fn sampled_pixel(&self, bx: usize, bz: usize) -> (usize, usize) {
+        sampled_pixel(self.pixel_box, self.px_per_block, bx, bz)
+    }
+}
+
+fn sampled_pixel(
+    [x0, y0, x1, y1]: [usize; 4],
+    px_per_block: f32,
+    bx: usize,
+    bz: usize,
+) -> (usize, usize) {
+    (
+        (x0 + ((bx as f32 + 0.5) * px_per_block) as usize).min(x1 - 1),
+        (y0 + ((bz as f32 + 0.5) * px_per_block) as usize).min(y1 - 1),
+    )
 }
 
 /// The narrowest export, in blocks.
@@ -221,8 +251,8 @@ pub fn island(
     }
     // The land's bounding box, with a one-pixel margin.
     let (mut x0, mut y0, mut x1, mut y1) = (n, n, 0, 0);
-    for ((x, y), b) in bp.biomes.indexed_iter() {
-        if !matches!(b, Biome::Ocean | Biome::Lake) {
+    for ((x, y), _) in bp.biomes.indexed_iter() {
+        if !bp.is_water(x, y) {
             x0 = x0.min(x);
             y0 = y0.min(y);
             x1 = x1.max(x + 1);
@@ -249,13 +279,13 @@ pub fn island(
     let raw_to_m = crate::units::METRES_PER_RAW;
     // Sample each block column at its centre pixel.
     let sample = |bx: usize, bz: usize| {
-        let x = (x0 + ((bx as f32 + 0.5) * px_per_block) as usize).min(x1 - 1);
-        let y = (y0 + ((bz as f32 + 0.5) * px_per_block) as usize).min(y1 - 1);
-        let surface = bp
-            .water_surface
-            .as_ref()
-            .and_then(|s| decode_water_level(s[[x, y]]))
-            .or_else(|| matches!(bp.biomes[[x, y]], Biome::Ocean | Biome::Lake).then_some(0.15));
+        let (x, y) = sampled_pixel([x0, y0, x1, y1], px_per_block, bx, bz);
+        let surface = bp.is_water(x, y).then(|| {
+            bp.water_surface
+                .as_ref()
+                .and_then(|s| decode_water_level(s[[x, y]]))
+                .unwrap_or(0.15)
+        });
         (bp.heights[[x, y]], bp.biomes[[x, y]], surface)
     };
     // The lowest finite height is the floor; no column stands taller than the island is wide,
@@ -287,7 +317,13 @@ pub fn island(
     for (bx, column) in columns.iter_mut().enumerate() {
         for (bz, cell) in column.iter_mut().enumerate() {
             let (h, biome, surface) = sample(bx, bz);
-            let top = to_blocks(h).max(0);
+            let bed = to_blocks(h).max(0);
+            let level = surface.map(to_blocks);
+            // Water shallower than a block: the bed one block under the surface's block.
+            let top = match level {
+                Some(l) if l == bed => (bed - 1).max(0),
+                _ => bed,
+            };
             *cell = top;
             let (cap, under, deep) = palette(biome);
             let (x, z) = (
@@ -302,8 +338,10 @@ pub fn island(
                 };
                 blocks.insert([x, y, z], id);
             }
-            if let Some(level) = surface {
-                for y in top + 1..=to_blocks(level) {
+            if let Some(level) = level {
+                // At least one block, even where the bed is the floor itself.
+                let level = if level == bed { top + 1 } else { level };
+                for y in top + 1..=level {
                     blocks.insert([x, y, z], ids::WATER);
                 }
             }
@@ -365,6 +403,7 @@ pub fn island(
         },
         metres_per_block,
         pixel_box: [x0, y0, x1, y1],
+        px_per_block,
         columns,
     })
 }
