@@ -204,6 +204,64 @@ fn an_exported_world_decodes_back_to_its_grid() {
     assert!(island_from_world(&world.blueprint, 513).is_err());
 }
 
+/// Rivers are water tiles: with a tile per pixel every river pixel outside the crater (whose
+/// tiles are METEORITE whatever lies there) is WATER or WATER_ROCK, and at any side a tile that
+/// is water with rivers off is water with them on — rivers only add water.
+#[test]
+fn river_pixels_export_as_water_tiles() {
+    let world = |rivers: &str| {
+        let json = format!(r#"{{"Rivers": "{rivers}"}}"#);
+        let mut c = Config::from_json(&json, "t").unwrap().config;
+        c.map_size = 512;
+        c.skip_roads = true;
+        pipeline::generate(&c, 42, &Progress::hidden()).unwrap()
+    };
+    let (on, off) = (world("v1"), world("off"));
+    let river = on.river_pixels();
+    assert!(!river.is_empty() && on.rivers.as_ref().unwrap().rivers > 0);
+    assert!(off.river_pixels().is_empty());
+    let wet = |g: &Ground| matches!(g, Ground::Water | Ground::WaterRock);
+    let bp = &on.blueprint;
+    let n = 512;
+    let island = island_from_world(bp, n).unwrap();
+    let r = bp.params.crater_radius * islagen::units::scale_factor(n);
+    let (cx, cy) = (bp.params.impact_center_x, bp.params.impact_center_y);
+    let (mut checked, mut dry) = (0, Vec::new());
+    for &i in &river {
+        let (x, y) = (i as usize / n, i as usize % n);
+        if (x as f32 - cx).hypot(y as f32 - cy) < r {
+            continue;
+        }
+        checked += 1;
+        let g = island.ground[y * n + x];
+        if !wet(&g) {
+            dry.push((x, y, g));
+        }
+    }
+    assert!(checked > 0, "every river pixel is in the crater");
+    assert!(
+        dry.is_empty(),
+        "{} of {checked} river pixels export as land, e.g. {:?}",
+        dry.len(),
+        &dry[..dry.len().min(5)]
+    );
+    for side in [64, 256, 512] {
+        let a = island_from_world(&off.blueprint, side).unwrap();
+        let b = island_from_world(bp, side).unwrap();
+        let lost = (0..side * side)
+            .filter(|&i| wet(&a.ground[i]) && !wet(&b.ground[i]))
+            .count();
+        let count = |g: &[Ground]| g.iter().filter(|g| wet(g)).count();
+        let (before, after) = (count(&a.ground), count(&b.ground));
+        eprintln!("side {side}: {before} water tiles without rivers, {after} with");
+        assert_eq!(lost, 0, "side {side}: rivers turned {lost} water tiles dry");
+        assert!(after >= before, "side {side}: {before} → {after}");
+        if side == n {
+            assert!(after > before, "rivers add water tiles at a tile per pixel");
+        }
+    }
+}
+
 /// Regression (issue 15): a nine-byte 0xFF varint is u64::MAX; its zigzag decode overflowed
 /// (a panic in debug and test builds) instead of being refused as outside the i32 range.
 #[test]

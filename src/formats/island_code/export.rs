@@ -14,6 +14,11 @@
 //! | Grassland (meadows)                                 | `GRASS`       | `FLOWER` on 1 tile in 4  |
 //! | other land                                          | `GRASS`       | —                        |
 //!
+//! Water is what [`Blueprint::is_water`] says: WBID nonzero (ocean, lakes and river reaches
+//! alike), or BIOM's Ocean / Lake in a blueprint without water sections. A river is a few pixels
+//! wide, so at a coarse side it rarely holds a tile's majority; at a side near the MapSize its
+//! tiles are water (WATER_ROCK where shallow).
+//!
 //! The sprinkled FISH and FLOWER tiles are chosen by a hash of the tile and the world's seed, so
 //! an export is deterministic. No buildings, remains or inner-cliff records are written.
 
@@ -72,8 +77,7 @@ pub fn island_from_world(bp: &Blueprint, side: usize) -> Result<Island, ExportEr
                         .water_surface
                         .as_ref()
                         .and_then(|s| decode_water_level(s[[x, y]]));
-                    let is_water = matches!(b, Biome::Ocean | Biome::Lake);
-                    if is_water {
+                    if bp.is_water(x, y) {
                         wet += 1;
                         let depth = (surface.unwrap_or(DEFAULT_SEA) - h) * METRES_PER_RAW;
                         shallow += usize::from(depth <= SHALLOW_M);
