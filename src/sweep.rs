@@ -209,6 +209,19 @@ pub struct SeedRecord {
     pub basin_cells: usize,
     /// Deepest depression, metres.
     pub basin_max_depth_m: f32,
+    /// Rivers (trunks and tributaries, each its own); `None` with Rivers off (and in records
+    /// written before rivers, which still read).
+    #[serde(default)]
+    pub rivers: Option<usize>,
+    /// River systems (a trunk and its tributaries), reaching the sea or a lake.
+    #[serde(default)]
+    pub river_systems: Option<usize>,
+    /// River pixels (WBID pixels of WBTB river bodies).
+    #[serde(default)]
+    pub river_px: Option<usize>,
+    /// Total river centreline length, km.
+    #[serde(default)]
+    pub river_km: Option<f64>,
     /// Stage wall times, seconds, by stage.
     pub seconds: BTreeMap<String, f64>,
     /// Output sizes, bytes, by file name.
@@ -277,6 +290,10 @@ impl SeedRecord {
             basins: world.basins.basins,
             basin_cells: world.basins.filled_cells,
             basin_max_depth_m: world.basins.max_depth_m,
+            rivers: world.rivers.as_ref().map(|r| r.rivers),
+            river_systems: world.rivers.as_ref().map(|r| r.systems),
+            river_px: world.rivers.as_ref().map(|r| r.pixels),
+            river_km: world.rivers.as_ref().map(|r| r.length_km),
             seconds: timings
                 .iter()
                 .map(|(k, d)| (k.clone(), d.as_secs_f64()))
@@ -517,6 +534,10 @@ pub fn write_tables(dirs: &[PathBuf], out: &Path) -> Result<usize> {
             "basins",
             "basin_cells",
             "basin_max_depth_m",
+            "rivers",
+            "river_systems",
+            "river_px",
+            "river_km",
         ]
         .map(String::from),
     );
@@ -560,6 +581,12 @@ pub fn write_tables(dirs: &[PathBuf], out: &Path) -> Result<usize> {
         cells.push(r.basins.to_string());
         cells.push(r.basin_cells.to_string());
         cells.push(format!("{:.2}", r.basin_max_depth_m));
+        // Empty with Rivers off, as the road lengths are with SkipRoads.
+        let count = |v: Option<usize>| v.map_or(String::new(), |v| v.to_string());
+        cells.push(count(r.rivers));
+        cells.push(count(r.river_systems));
+        cells.push(count(r.river_px));
+        cells.push(r.river_km.map_or(String::new(), |km| format!("{km:.2}")));
         cells.extend(stage_names.iter().map(|s| {
             r.seconds
                 .get(s)
@@ -673,5 +700,20 @@ mod tests {
         assert_eq!(parse_shard("1/4").unwrap(), (1, 4));
         assert!(parse_shard("4/4").is_err());
         assert!(parse_shard("1").is_err());
+    }
+
+    /// A record written before rivers (no river fields) still reads, its river figures None,
+    /// so a resumed or merged sweep keeps its finished seeds.
+    #[test]
+    fn a_record_from_before_rivers_reads() {
+        let old = r#"{"seed": 3, "map_size": 256, "land_fraction": 0.4, "mainland_px": 1,
+            "islets": 0, "lakes": 0, "lake_px": 0, "crater": [1.0, 2.0], "biomes": {},
+            "towns": {}, "road_m": {}, "abandoned_towns": 0, "basins": 0, "basin_cells": 0,
+            "basin_max_depth_m": 0.0, "seconds": {}, "bytes": {}}"#;
+        let r: SeedRecord = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            (r.rivers, r.river_systems, r.river_px, r.river_km),
+            (None, None, None, None)
+        );
     }
 }

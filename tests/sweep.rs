@@ -38,6 +38,31 @@ fn rows(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Each row's cells under the CSV columns `names`, as text.
+fn columns(dir: &Path, names: &[&str]) -> Vec<Vec<String>> {
+    let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at: Vec<usize> = names
+        .iter()
+        .map(|n| {
+            header
+                .iter()
+                .position(|h| h == n)
+                .unwrap_or_else(|| panic!("sweep.csv has no column {n}: {header:?}"))
+        })
+        .collect();
+    lines
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            assert_eq!(cells.len(), header.len(), "{l}");
+            at.iter().map(|&i| cells[i].to_string()).collect()
+        })
+        .collect()
+}
+
+const RIVER_COLUMNS: [&str; 4] = ["rivers", "river_systems", "river_px", "river_km"];
+
 #[test]
 fn a_sweep_writes_its_table_resumes_and_shards_merge_to_the_same_table() {
     let tmp = tempfile::tempdir().unwrap();
@@ -59,10 +84,28 @@ fn a_sweep_writes_its_table_resumes_and_shards_merge_to_the_same_table() {
         "towns",
         "road_m",
         "basins",
+        "rivers",
+        "river_systems",
+        "river_px",
+        "river_km",
         "seconds",
         "bytes",
     ] {
         assert!(first.get(key).is_some(), "record lacks {key}");
+    }
+    // Rivers are on by default: every seed has some, in the CSV and in the JSON lines alike.
+    for (cells, line) in columns(&all, &RIVER_COLUMNS).iter().zip(jsonl.lines()) {
+        let record: serde_json::Value = serde_json::from_str(line).unwrap();
+        for (cell, key) in cells.iter().zip(RIVER_COLUMNS) {
+            let v: f64 = cell.parse().unwrap_or_else(|_| panic!("{key} = {cell:?}"));
+            let json = record[key].as_f64().unwrap_or(f64::NAN);
+            assert!(v > 0.0, "seed {}: {key} = {v}", record["seed"]);
+            assert!((v - json).abs() <= 0.01, "{key}: csv {v}, json {json}");
+        }
+        assert!(
+            record["river_systems"].as_u64() <= record["rivers"].as_u64(),
+            "{record}"
+        );
     }
     let sheet = islagen::render::read_png(&all.join("contact_sheet.png")).unwrap();
     assert!(sheet.width >= 2 * islagen::sweep::THUMB && sheet.height >= 2 * islagen::sweep::THUMB);
@@ -116,6 +159,29 @@ fn a_sweep_writes_its_table_resumes_and_shards_merge_to_the_same_table() {
     ]));
     assert_eq!(rows(&merged), table);
     assert!(merged.join("contact_sheet.png").exists());
+
+    // With Rivers off the river cells are empty and the records hold null, as the road lengths
+    // are with SkipRoads.
+    let off = tmp.path().join("off");
+    let config = tmp.path().join("rivers_off.json");
+    std::fs::write(&config, r#"{"Rivers": "off"}"#).unwrap();
+    ok(&islagen(&[
+        "sweep",
+        "--seeds",
+        "3",
+        "--size",
+        "256",
+        "--config",
+        config.to_str().unwrap(),
+        "--out",
+        off.to_str().unwrap(),
+    ]));
+    assert_eq!(columns(&off, &RIVER_COLUMNS), vec![vec![String::new(); 4]]);
+    let jsonl = std::fs::read_to_string(off.join("sweep.jsonl")).unwrap();
+    let record: serde_json::Value = serde_json::from_str(jsonl.trim()).unwrap();
+    for key in RIVER_COLUMNS {
+        assert!(record[key].is_null(), "{key}: {record}");
+    }
 
     // Bad input is an error, not a panic.
     let o = islagen(&["sweep", "--seeds", "0..2", "--size", "256", "--out", all_s]);
