@@ -288,7 +288,7 @@ pub struct WaterBody {
 }
 
 /// RIVR: the river network as vectors (islagen's section, registered in docs/FORMAT.md).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RiverNetwork {
     /// The channel-start catchment as applied, km².
     pub catchment_km2: f32,

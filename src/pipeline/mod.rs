@@ -484,6 +484,27 @@ impl FlowedRivers {
     }
 }
 
+/// The rivers stage's hydrology grid of `seed` under `config` (heights, outlets), for the flow
+/// kernel's benchmark against a peer (`examples/flow_dump`).
+pub fn hydrology_grid(config: &Config, seed: i32) -> (Vec<f32>, Vec<bool>) {
+    let sea = params::sea(config);
+    let island = shape_island(config, seed, &sea, &Progress::hidden());
+    let water = classify_water(&island.raw, &sea);
+    let n = config.map_size as usize;
+    let row = |v: f32| ((v * n as f32) as usize).min(n - 1);
+    let raw = |u: f32, v: f32| island.shape.height(u, v, sea.at(row(v)));
+    let metres = |u: f32, v: f32| units::raw_to_m(raw(u, v) - sea.at(row(v)));
+    let outlet = |u: f32, v: f32| {
+        let (x, y) = (row(u), row(v));
+        water[[x, y]] != Water::Dry || raw(u, v) < sea.at(y)
+    };
+    rivers::grid_heights(&rivers::Terrain {
+        raw: &raw,
+        metres: &metres,
+        outlet: &outlet,
+    })
+}
+
 /// Finds the rivers on the smooth island (the same at every MapSize) and carves them into the
 /// exported heights.
 fn flow_rivers(

@@ -141,10 +141,10 @@ pub struct Terrain<'a> {
     pub outlet: &'a (dyn Fn(f32, f32) -> bool + Sync),
 }
 
-/// Finds the river network.
-pub fn network(t: &Terrain, p: &RiverParams) -> Network {
+/// The hydrology grid of `t`: each cell's height (raw) and whether it is an outlet.
+pub fn grid_heights(t: &Terrain) -> (Vec<f32>, Vec<bool>) {
     let n = GRID;
-    let mut z: Vec<f32> = (0..n * n)
+    let z: Vec<f32> = (0..n * n)
         .into_par_iter()
         .map(|i| (t.raw)(normalised(i / n, n), normalised(i % n, n)))
         .collect();
@@ -152,24 +152,52 @@ pub fn network(t: &Terrain, p: &RiverParams) -> Network {
         .into_par_iter()
         .map(|i| (t.outlet)(normalised(i / n, n), normalised(i % n, n)))
         .collect();
-    epsilon_fill(&mut z, &outlet, n);
+    (z, outlet)
+}
+
+/// The flow kernel on an `n` × `n` grid (`x * n + y`): fills `z` in place (ε-Priority-Flood),
+/// returns the cells in ascending filled height and each cell's multiple-flow-direction
+/// catchment in cells (itself included).
+pub fn flow(z: &mut [f32], outlet: &[bool], n: usize) -> (Vec<u32>, Vec<f32>) {
+    epsilon_fill(z, outlet, n);
     // Ascending filled height: reversed, every cell comes before all the cells it drains to.
     let mut order: Vec<u32> = (0..(n * n) as u32).collect();
     order.par_sort_unstable_by_key(|&i| (key(z[i as usize]), i));
-    let acc = accumulate(&z, &outlet, &order, n);
+    let acc = accumulate(z, outlet, &order, n);
+    (order, acc)
+}
+
+/// Finds the river network.
+pub fn network(t: &Terrain, p: &RiverParams) -> Network {
+    let n = GRID;
+    let (mut z, outlet) = grid_heights(t);
+    let (order, acc) = flow(&mut z, &outlet, n);
+    channels(t, p, &z, &outlet, &order, &acc)
+}
+
+/// The network from the flow kernel's results on the hydrology grid.
+fn channels(
+    t: &Terrain,
+    p: &RiverParams,
+    z: &[f32],
+    outlet: &[bool],
+    order: &[u32],
+    acc: &[f32],
+) -> Network {
+    let n = GRID;
     let cell_km2 = (WORLD_SIZE_M as f64 / n as f64).powi(2) / 1e6;
     let threshold = (f64::from(p.catchment_km2 / p.density.max(1e-3)) / cell_km2) as f32;
     let recv: Vec<u32> = (0..n * n)
         .into_par_iter()
-        .map(|i| steepest(&z, &outlet, i, n))
+        .map(|i| steepest(z, outlet, i, n))
         .collect();
-    let on_river = mark_rivers(t, &acc, &recv, &outlet, &order, threshold, n);
+    let on_river = mark_rivers(t, acc, &recv, outlet, order, threshold, n);
     let courses = courses(
         &on_river,
-        &acc,
+        acc,
         &recv,
-        &outlet,
-        &order,
+        outlet,
+        order,
         n,
         cell_km2 as f32,
         threshold * HEADWATER,
