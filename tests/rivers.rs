@@ -56,6 +56,11 @@ fn reaches_drain_sit_in_their_channels_and_step_down() {
                 continue;
             }
             pixels += 1;
+            assert!(
+                w.crater.distance(x, y)
+                    >= islagen::stages::rivers::CRATER_CORE * w.crater.radius_px,
+                "seed {seed}: a river bed in the crater's core at ({x}, {y})"
+            );
             dry_bed += usize::from(bp.heights[[x, y]] >= level[id]);
             for (dx, dy) in AROUND {
                 let (nx, ny) = (x as isize + dx, y as isize + dy);
