@@ -357,7 +357,7 @@ pub fn is_done(dir: &Path, seed: i32) -> bool {
 /// A thumbnail: the biomes box-downsampled to [`THUMB`], with the roads drawn at that scale.
 fn thumbnail(world: &World) -> Image {
     let bp = &world.blueprint;
-    let mut thumb = downsample(&render::biome_image(&bp.biomes), THUMB);
+    let mut thumb = downsample(&render::biome_image(&bp.biomes).rgb(), THUMB);
     render::paint_roads(&mut thumb, &bp.roads, THUMB as f32 / bp.side() as f32);
     thumb
 }

@@ -190,33 +190,41 @@ fn write_snapshots(
         let bytes = render::write_png(&path, &image).map_err(ExportError::io("writing", &path))?;
         Ok(Written { path, bytes })
     };
-    // Two images at a time: each is 3 bytes a pixel (192 MiB at 8192).
-    let (height, water) = rayon::join(
+    let write_indexed = |name: &String, image: render::Indexed| -> Result<Written, ExportError> {
+        let path = dir.join(name);
+        let bytes =
+            render::write_indexed_png(&path, &image).map_err(ExportError::io("writing", &path))?;
+        Ok(Written { path, bytes })
+    };
+    // The height image (3 bytes a pixel, 192 MiB at 8192, the slowest to shade and encode)
+    // beside the palette images (1 byte a pixel) one after the other.
+    let (height, (water, biome, towns)) = rayon::join(
         || {
             write(
                 &names.height_png,
                 render::height_image(&bp.heights, &world.sea),
             )
         },
-        || match &bp.water_ids {
-            Some(ids) => write(
-                &names.water_png,
-                render::water_image(ids, bp.water_bodies.as_deref().unwrap_or_default()),
-            )
-            .map(Some),
-            None => Ok(None),
+        || {
+            let water = match &bp.water_ids {
+                Some(ids) => write_indexed(
+                    &names.water_png,
+                    render::water_image(ids, bp.water_bodies.as_deref().unwrap_or_default()),
+                )
+                .map(Some),
+                None => Ok(None),
+            };
+            let biome = write_indexed(&names.biome_png, render::biome_image(&bp.biomes));
+            let towns = write_indexed(&names.towns_png, render::towns_image(&bp.biomes, &bp.towns));
+            (water, biome, towns)
         },
-    );
-    let (biome, towns) = rayon::join(
-        || write(&names.biome_png, render::biome_image(&bp.biomes)),
-        || write(&names.towns_png, render::towns_image(&bp.biomes, &bp.towns)),
     );
     let mut images = vec![height?];
     images.extend(water?);
     images.extend([biome?, towns?]);
     if world.roads.is_some() {
         let image = render::roads_image(&bp.biomes, &bp.roads, &bp.towns);
-        images.push(write(&names.roads_png, image)?);
+        images.push(write_indexed(&names.roads_png, image)?);
     }
     stage.finish();
     Ok(images)

@@ -8,7 +8,11 @@
 //! - `3_roads`: the biome map, the roads by tier (red highway, black branch, dark brown rugged,
 //!   light brown trail; wider for higher tiers), the towns on top.
 //!
-//! Images are built in parallel bands of rows and written atomically like every output.
+//! Images are built in parallel bands of rows and written atomically like every output. The
+//! water, biome, town and road pictures have a few dozen colours at most, so they are built as
+//! palette images ([`Indexed`], one byte a pixel) and written as indexed PNGs: a third of the
+//! memory and of the bytes to encode of an RGB image, the same pixels when decoded
+//! (BENCHMARKS.md, issue 18). Painting (town discs, roads) works on either kind ([`Canvas`]).
 //!
 //! The biome palette (a documented contract for people reading the pictures):
 //!
@@ -52,6 +56,110 @@ pub struct Image {
     pub rgb: Vec<u8>,
 }
 
+/// A palette image: one palette index a pixel, rows top to bottom.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Indexed {
+    /// Width in pixels.
+    pub width: usize,
+    /// Height in pixels.
+    pub height: usize,
+    /// `width × height` palette indices.
+    pub index: Vec<u8>,
+    /// The colours, at most 256.
+    pub palette: Vec<[u8; 3]>,
+}
+
+impl Indexed {
+    /// The same pixels as an RGB image.
+    pub fn rgb(&self) -> Image {
+        let mut rgb = Vec::with_capacity(self.index.len() * 3);
+        for &i in &self.index {
+            rgb.extend_from_slice(&self.palette[usize::from(i)]);
+        }
+        Image {
+            width: self.width,
+            height: self.height,
+            rgb,
+        }
+    }
+}
+
+/// Something to paint discs on: an RGB [`Image`] or a palette [`Indexed`] image.
+pub trait Canvas {
+    /// What one pixel is set to.
+    type Ink: Copy;
+    /// Width and height.
+    fn size(&self) -> (usize, usize);
+    /// The ink of `colour` (a palette image adds it to its palette if new).
+    fn ink(&mut self, colour: [u8; 3]) -> Self::Ink;
+    /// Sets pixel (x, y).
+    fn put(&mut self, x: usize, y: usize, ink: Self::Ink);
+}
+
+impl Canvas for Image {
+    type Ink = [u8; 3];
+    fn size(&self) -> (usize, usize) {
+        (self.width, self.height)
+    }
+    fn ink(&mut self, colour: [u8; 3]) -> [u8; 3] {
+        colour
+    }
+    fn put(&mut self, x: usize, y: usize, ink: [u8; 3]) {
+        let at = (y * self.width + x) * 3;
+        self.rgb[at..at + 3].copy_from_slice(&ink);
+    }
+}
+
+impl Canvas for Indexed {
+    type Ink = u8;
+    fn size(&self) -> (usize, usize) {
+        (self.width, self.height)
+    }
+    fn ink(&mut self, colour: [u8; 3]) -> u8 {
+        match self.palette.iter().position(|&c| c == colour) {
+            Some(i) => i as u8,
+            None => {
+                assert!(
+                    self.palette.len() < 256,
+                    "a palette image holds 256 colours"
+                );
+                self.palette.push(colour);
+                (self.palette.len() - 1) as u8
+            }
+        }
+    }
+    fn put(&mut self, x: usize, y: usize, ink: u8) {
+        self.index[y * self.width + x] = ink;
+    }
+}
+
+/// Builds a palette image from a per-pixel palette index of `(x, y)`, in parallel row bands.
+fn build_indexed(
+    width: usize,
+    height: usize,
+    palette: Vec<[u8; 3]>,
+    index: impl Fn(usize, usize) -> u8 + Sync,
+) -> Indexed {
+    let mut out = vec![0u8; width * height];
+    out.par_chunks_mut(width * BAND)
+        .enumerate()
+        .for_each(|(band, rows)| {
+            let y0 = band * BAND;
+            let rows_here = rows.len() / width;
+            for x in 0..width {
+                for dy in 0..rows_here {
+                    rows[dy * width + x] = index(x, y0 + dy);
+                }
+            }
+        });
+    Indexed {
+        width,
+        height,
+        index: out,
+        palette,
+    }
+}
+
 /// The palette colour of a biome.
 pub fn biome_colour(b: Biome) -> [u8; 3] {
     match b {
@@ -88,25 +196,32 @@ fn build(width: usize, height: usize, colour: impl Fn(usize, usize) -> [u8; 3] +
     Image { width, height, rgb }
 }
 
-/// The `1_biomes` image.
-pub fn biome_image(biomes: &Array2<Biome>) -> Image {
+/// The `1_biomes` image (the palette is the biomes' in ordinal order).
+pub fn biome_image(biomes: &Array2<Biome>) -> Indexed {
     let (w, h) = biomes.dim();
-    build(w, h, |x, y| biome_colour(biomes[[x, y]]))
+    let palette = Biome::ALL.iter().map(|&b| biome_colour(b)).collect();
+    build_indexed(w, h, palette, |x, y| biomes[[x, y]].ordinal())
 }
 
 /// The `0_water` image from WBID: ocean (id 1), lakes, river reaches (their own blue, from the
 /// WBTB `bodies` when given), land.
-pub fn water_image(ids: &Array2<u16>, bodies: &[WaterBody]) -> Image {
+pub fn water_image(ids: &Array2<u16>, bodies: &[WaterBody]) -> Indexed {
     let (w, h) = ids.dim();
     let mut river = vec![false; usize::from(u16::MAX) + 1];
     for b in bodies.iter().filter(|b| b.kind == WaterBodyType::River) {
         river[usize::from(b.id)] = true;
     }
-    build(w, h, |x, y| match ids[[x, y]] {
-        0 => [204, 200, 190],
-        1 => [18, 52, 110],
-        id if river[usize::from(id)] => [30, 110, 230],
-        _ => [84, 150, 214],
+    let palette = vec![
+        [204, 200, 190],
+        [18, 52, 110],
+        [30, 110, 230],
+        [84, 150, 214],
+    ];
+    build_indexed(w, h, palette, |x, y| match ids[[x, y]] {
+        0 => 0,
+        1 => 1,
+        id if river[usize::from(id)] => 2,
+        _ => 3,
     })
 }
 
@@ -122,13 +237,13 @@ pub fn town_marker(tier: TownTier) -> (f32, [u8; 3]) {
 }
 
 /// The `2_towns` image: the biome map with a disc per town.
-pub fn towns_image(biomes: &Array2<Biome>, towns: &[Town]) -> Image {
+pub fn towns_image(biomes: &Array2<Biome>, towns: &[Town]) -> Indexed {
     towns_image_over(biome_image(biomes), towns)
 }
 
 /// `image` with a disc per town.
-fn towns_image_over(mut image: Image, towns: &[Town]) -> Image {
-    let (w, h) = (image.width, image.height);
+fn towns_image_over<C: Canvas>(mut image: C, towns: &[Town]) -> C {
+    let (w, h) = image.size();
     for t in towns {
         let (fraction, colour) = town_marker(t.tier);
         let r = (fraction * w as f32).max(2.0);
@@ -155,8 +270,8 @@ fn towns_image_over(mut image: Image, towns: &[Town]) -> Image {
                 } else {
                     continue;
                 };
-                let at = (y * w + x) * 3;
-                image.rgb[at..at + 3].copy_from_slice(&c);
+                let ink = image.ink(c);
+                image.put(x, y, ink);
             }
         }
     }
@@ -174,8 +289,9 @@ pub fn road_line(tier: RoadTier) -> (f32, [u8; 3]) {
 }
 
 /// Paints a disc of radius `r` at (cx, cy).
-fn disc(image: &mut Image, cx: f32, cy: f32, r: f32, colour: [u8; 3]) {
-    let (w, h) = (image.width, image.height);
+fn disc<C: Canvas>(image: &mut C, cx: f32, cy: f32, r: f32, colour: [u8; 3]) {
+    let (w, h) = image.size();
+    let ink = image.ink(colour);
     let (x0, x1) = (
         (cx - r).floor().max(0.0) as usize,
         ((cx + r).ceil() as usize).min(w - 1),
@@ -187,15 +303,14 @@ fn disc(image: &mut Image, cx: f32, cy: f32, r: f32, colour: [u8; 3]) {
     for y in y0..=y1 {
         for x in x0..=x1 {
             if (x as f32 + 0.5 - cx).hypot(y as f32 + 0.5 - cy) <= r {
-                let at = (y * w + x) * 3;
-                image.rgb[at..at + 3].copy_from_slice(&colour);
+                image.put(x, y, ink);
             }
         }
     }
 }
 
 /// The `3_roads` image: the biome map, the roads by tier (lowest tier first), the towns on top.
-pub fn roads_image(biomes: &Array2<Biome>, roads: &Roads, towns: &[Town]) -> Image {
+pub fn roads_image(biomes: &Array2<Biome>, roads: &Roads, towns: &[Town]) -> Indexed {
     let mut image = biome_image(biomes);
     paint_roads(&mut image, roads, 1.0);
     towns_image_over(image, towns)
@@ -203,8 +318,8 @@ pub fn roads_image(biomes: &Array2<Biome>, roads: &Roads, towns: &[Town]) -> Ima
 
 /// Paints `roads` (map pixel coordinates × `scale`) onto `image`, lowest tier first; lines are
 /// never thinner than one image pixel, so they stay visible on a thumbnail.
-pub fn paint_roads(image: &mut Image, roads: &Roads, scale: f32) {
-    let w = image.width as f32;
+pub fn paint_roads<C: Canvas>(image: &mut C, roads: &Roads, scale: f32) {
+    let w = image.size().0 as f32;
     for tier in RoadTier::ALL.iter().rev() {
         let (fraction, colour) = road_line(*tier);
         let r = (0.5 * fraction * w).max(0.5);
@@ -317,6 +432,24 @@ pub fn diff_image(a: &Image, b: &Image) -> Image {
 }
 
 /// Writes `image` as an 8-bit RGB PNG, atomically. Returns the file's size in bytes.
+/// Writes a palette image as an 8-bit indexed PNG, atomically; returns the file's size.
+pub fn write_indexed_png(path: &Path, image: &Indexed) -> std::io::Result<u64> {
+    crate::output::write_atomically(path, |w: &mut BufWriter<&mut File>| {
+        let mut enc = png::Encoder::new(w, image.width as u32, image.height as u32);
+        enc.set_color(png::ColorType::Indexed);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_palette(image.palette.concat());
+        enc.set_compression(png::Compression::Fast);
+        let mut writer = enc.write_header().map_err(std::io::Error::other)?;
+        writer
+            .write_image_data(&image.index)
+            .map_err(std::io::Error::other)?;
+        writer.finish().map_err(std::io::Error::other)?;
+        Ok::<(), std::io::Error>(())
+    })?;
+    Ok(std::fs::metadata(path)?.len())
+}
+
 pub fn write_png(path: &Path, image: &Image) -> std::io::Result<u64> {
     crate::output::write_atomically(path, |w: &mut BufWriter<&mut File>| {
         let mut enc = png::Encoder::new(w, image.width as u32, image.height as u32);
@@ -335,17 +468,58 @@ pub fn write_png(path: &Path, image: &Image) -> std::io::Result<u64> {
 
 /// Reads an 8-bit RGB PNG (as written by [`write_png`]).
 pub fn read_png(path: &Path) -> std::io::Result<Image> {
-    let decoder = png::Decoder::new(std::io::BufReader::new(File::open(path)?));
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(File::open(path)?));
+    // Palette images are expanded to RGB, so either kind reads as the pixels it shows.
+    decoder.set_transformations(png::Transformations::EXPAND);
     let mut reader = decoder.read_info().map_err(std::io::Error::other)?;
-    let info = reader.info();
-    if info.color_type != png::ColorType::Rgb || info.bit_depth != png::BitDepth::Eight {
+    let (color, depth) = reader.output_color_type();
+    if color != png::ColorType::Rgb || depth != png::BitDepth::Eight {
         return Err(std::io::Error::other(format!(
-            "{}: not an 8-bit RGB PNG",
+            "{}: not an 8-bit RGB or palette PNG",
             path.display()
         )));
     }
+    let info = reader.info();
     let (width, height) = (info.width as usize, info.height as usize);
     let mut rgb = vec![0u8; width * height * 3];
     reader.next_frame(&mut rgb).map_err(std::io::Error::other)?;
     Ok(Image { width, height, rgb })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blueprint::{RoadPath, TownTier};
+
+    /// A palette picture painted and written as an indexed PNG reads back as exactly the RGB
+    /// picture painted the same way (town discs and roads included).
+    #[test]
+    fn palette_pictures_read_back_as_their_rgb_pixels() {
+        let biomes = Array2::from_shape_fn((96, 96), |(x, y)| Biome::ALL[(x / 9 + y / 13) % 10]);
+        let towns = [Town {
+            x: 40.5,
+            y: 50.5,
+            tier: TownTier::Capitol,
+            is_highway_node: true,
+        }];
+        let mut roads = Roads::default();
+        roads
+            .highway
+            .push(RoadPath::from(vec![[5.0, 5.0], [90.0, 70.0]]));
+        let indexed = roads_image(&biomes, &roads, &towns);
+        let mut rgb = indexed_free_rgb(&biomes);
+        paint_roads(&mut rgb, &roads, 1.0);
+        let rgb = towns_image_over(rgb, &towns);
+        assert_eq!(indexed.rgb(), rgb);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("roads.png");
+        write_indexed_png(&path, &indexed).unwrap();
+        assert_eq!(read_png(&path).unwrap(), rgb);
+    }
+
+    /// The biome picture as RGB pixels, built directly.
+    fn indexed_free_rgb(biomes: &Array2<Biome>) -> Image {
+        let (w, h) = biomes.dim();
+        build(w, h, |x, y| biome_colour(biomes[[x, y]]))
+    }
 }
