@@ -10,6 +10,7 @@ pub mod config;
 pub mod formats;
 pub mod fuzzing;
 pub mod grid;
+pub mod memory;
 pub mod output;
 pub mod pipeline;
 pub mod progress;

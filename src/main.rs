@@ -52,6 +52,9 @@ struct GenerateArgs {
     /// layout) instead of `MapData_Seed_<seed>.structures.json` beside the blueprint.
     #[arg(long)]
     assets_layout: bool,
+    /// Generate even when the estimated peak memory exceeds what the machine has available.
+    #[arg(long)]
+    no_memory_check: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -443,6 +446,13 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         println!("{}", "=".repeat(72));
     } else {
         tracing::debug!("roads: on (SkipRoads off)");
+    }
+    if !args.no_memory_check {
+        islagen::memory::check(
+            config.map_size,
+            !config.skip_roads,
+            islagen::memory::available(),
+        )?;
     }
     let progress = Progress::for_terminal(quiet);
     let started = Instant::now();

@@ -691,3 +691,43 @@ fn original_erosion_keys_are_honoured_with_a_note() {
     assert!(o.status.success() && t.contains("per km² of land"), "{t}");
     assert!(!t.contains("note: Erosion"), "{t}");
 }
+
+/// A MapSize the machine cannot hold stops before any work, naming what it needs and has and
+/// how to override; `--no-memory-check` overrides.
+#[test]
+fn a_map_too_large_for_the_memory_stops_before_generating() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--seed",
+            "3",
+            "--size",
+            "256",
+            "--skip-roads",
+            "-q",
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_islagen"))
+            .args(&args)
+            .env("ISLAGEN_MEMORY_AVAILABLE", "1000000")
+            .output()
+            .expect("run islagen")
+    };
+    let o = run(&[]);
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(
+        t.contains("MapSize 256 needs about") && t.contains("--no-memory-check"),
+        "{t}"
+    );
+    assert!(
+        !dir.path().join("MapData_Seed_3.dat").exists(),
+        "nothing written"
+    );
+    let o = run(&["--no-memory-check"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(dir.path().join("MapData_Seed_3.dat").exists());
+}

@@ -1,0 +1,106 @@
+//! Memory: how much a generation will need, and whether this machine has it — so a MapSize the
+//! machine cannot hold stops before any work with a clear message instead of being killed
+//! part-way.
+//!
+//! The estimate is measured, not derived: peak resident memory per map pixel of the whole
+//! command at MapSize 8192 (BENCHMARKS.md: 1.44–1.49 GB with `--skip-roads`, 1.79 GB with roads,
+//! i.e. 21–22 and 27 bytes a pixel), plus a fixed allowance for the program and the
+//! MapSize-independent grids (the 2048² erosion grid, the 1024² hydrology grid).
+
+/// Peak bytes a map pixel costs with roads (measured at 8192, rounded up).
+pub const BYTES_PER_PX_ROADS: u64 = 28;
+/// Peak bytes a map pixel costs without roads (measured at 8192, rounded up).
+pub const BYTES_PER_PX: u64 = 23;
+/// What does not grow with the map: the program, the erosion and hydrology grids.
+pub const FIXED_BYTES: u64 = 160 << 20;
+
+/// The estimated peak memory of generating and exporting one world of `map_size` pixels a side.
+pub fn estimate(map_size: u32, roads: bool) -> u64 {
+    let px = u64::from(map_size) * u64::from(map_size);
+    let per = if roads {
+        BYTES_PER_PX_ROADS
+    } else {
+        BYTES_PER_PX
+    };
+    px * per + FIXED_BYTES
+}
+
+/// Memory available to a new process, bytes: `MemAvailable` of /proc/meminfo (Linux), or the
+/// `ISLAGEN_MEMORY_AVAILABLE` environment variable when set (for tests and for machines without
+/// /proc); `None` when neither says.
+pub fn available() -> Option<u64> {
+    if let Some(v) = std::env::var_os("ISLAGEN_MEMORY_AVAILABLE") {
+        return v.to_str().and_then(|s| s.trim().parse().ok());
+    }
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    parse_meminfo(&text)
+}
+
+/// `MemAvailable` of a /proc/meminfo text, bytes.
+fn parse_meminfo(text: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Why a generation would not fit.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error(
+    "MapSize {map_size} needs about {need:.1} GiB of memory ({per} bytes a pixel, measured at 8192{roads}), and this machine has {have:.1} GiB available: the run would likely be killed part-way. Use a smaller --size, free memory, or pass --no-memory-check to try anyway"
+)]
+pub struct TooLarge {
+    /// The MapSize asked for.
+    pub map_size: u32,
+    /// The estimate, GiB.
+    pub need: f64,
+    /// Available, GiB.
+    pub have: f64,
+    /// Bytes a pixel used.
+    pub per: u64,
+    /// ", with roads" or "".
+    pub roads: &'static str,
+}
+
+/// Refuses a MapSize whose estimate exceeds the memory `available` (when known).
+pub fn check(map_size: u32, roads: bool, available: Option<u64>) -> Result<(), TooLarge> {
+    let need = estimate(map_size, roads);
+    match available {
+        Some(have) if need > have => Err(TooLarge {
+            map_size,
+            need: need as f64 / f64::from(1u32 << 30),
+            have: have as f64 / f64::from(1u32 << 30),
+            per: if roads {
+                BYTES_PER_PX_ROADS
+            } else {
+                BYTES_PER_PX
+            },
+            roads: if roads { ", with roads" } else { "" },
+        }),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_estimate_matches_the_measured_8192_peak_and_refuses_what_does_not_fit() {
+        // 1.79 GB measured with roads at 8192, 1.44-1.49 GB without.
+        let gb = |b: u64| b as f64 / 1e9;
+        assert!((1.79..2.2).contains(&gb(estimate(8192, true))));
+        assert!((1.49..1.8).contains(&gb(estimate(8192, false))));
+        assert!(check(8192, true, Some(24 << 30)).is_ok());
+        let e = check(32768, true, Some(21 << 30)).unwrap_err();
+        assert!(e.need > 28.0 && e.have == 21.0, "{e:?}");
+        assert!(e.to_string().contains("--no-memory-check"));
+        assert!(check(32768, true, None).is_ok(), "unknown: no refusal");
+    }
+
+    #[test]
+    fn meminfo_is_read_in_bytes() {
+        let text = "MemTotal:       24000000 kB\nMemFree:  100 kB\nMemAvailable:   20000000 kB\n";
+        assert_eq!(parse_meminfo(text), Some(20_000_000 * 1024));
+        assert_eq!(parse_meminfo("MemTotal: 1 kB\n"), None);
+    }
+}
