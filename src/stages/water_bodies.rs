@@ -80,14 +80,34 @@ pub fn water_bodies(
         }
     }
     let mut bodies: Vec<(u16, PixelSums, WaterBodyType, f32)> = Vec::new();
+    // The ocean, column by column in parallel (each column's sums are exact integers, so their
+    // total does not depend on the order they are added in), noting which columns hold a lake.
+    let per_column: Vec<(PixelSums, bool)> = ids
+        .outer_iter_mut()
+        .into_par_iter()
+        .zip(water.outer_iter())
+        .enumerate()
+        .map(|(x, (mut ids, water))| {
+            let (mut count, mut sy, mut lake) = (0u64, 0u64, false);
+            for (y, (id, wt)) in ids.iter_mut().zip(water.iter()).enumerate() {
+                match wt {
+                    Water::Ocean => {
+                        *id = OCEAN_ID;
+                        count += 1;
+                        sy += y as u64;
+                    }
+                    Water::Lake => lake = true,
+                    Water::Dry => {}
+                }
+            }
+            ((count, (count * x as u64) as f64, sy as f64), lake)
+        })
+        .collect();
     let mut ocean = (0u64, 0.0f64, 0.0f64);
-    for ((x, y), wt) in water.indexed_iter() {
-        if *wt == Water::Ocean {
-            ids[[x, y]] = OCEAN_ID;
-            ocean.0 += 1;
-            ocean.1 += x as f64;
-            ocean.2 += y as f64;
-        }
+    for ((count, sx, sy), _) in &per_column {
+        ocean.0 += count;
+        ocean.1 += sx;
+        ocean.2 += sy;
     }
     bodies.push((OCEAN_ID, ocean, WaterBodyType::Ocean, sea.at(h / 2)));
     let too_many = |k: usize| WaterBodyError::TooManyLakes(k);
@@ -99,7 +119,7 @@ pub fn water_bodies(
     };
     let mut marks = Array2::<u8>::zeros((w, h));
     let mut lake_first: Vec<u32> = Vec::new();
-    for x in 0..w {
+    for x in (0..w).filter(|&x| per_column[x].1) {
         for y in 0..h {
             if water[[x, y]] != Water::Lake || marks[[x, y]] != 0 {
                 continue;
