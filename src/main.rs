@@ -275,6 +275,10 @@ struct SweepArgs {
     /// Take only every N-th seed, starting at the K-th (0-based): `K/N`, for job arrays.
     #[arg(long)]
     shard: Option<String>,
+    /// Sweep even when the estimated peak memory of the seeds run at once exceeds what the
+    /// machine has available.
+    #[arg(long)]
+    no_memory_check: bool,
     /// The sweep folder: every seed's outputs, records/, thumbs/, sweep.csv, sweep.jsonl,
     /// contact_sheet.png.
     #[arg(long)]
@@ -811,6 +815,19 @@ fn run_sweep(cli: SweepCli, quiet: bool) -> Result<ExitCode> {
         config.map_size = size;
     }
     config.skip_roads |= a.skip_roads;
+    if !a.no_memory_check {
+        let cores = rayon::current_num_threads().max(1);
+        let lanes = a
+            .jobs
+            .unwrap_or(if config.map_size <= 2048 { cores } else { 1 })
+            .clamp(1, seeds.len().max(1));
+        islagen::memory::check_at_once(
+            config.map_size,
+            !config.skip_roads,
+            lanes as u64,
+            islagen::memory::available(),
+        )?;
+    }
     println!(
         "==> Sweep: {} seeds at MapSize {}{} into {}",
         seeds.len(),

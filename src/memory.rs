@@ -63,7 +63,17 @@ pub struct TooLarge {
 
 /// Refuses a MapSize whose estimate exceeds the memory `available` (when known).
 pub fn check(map_size: u32, roads: bool, available: Option<u64>) -> Result<(), TooLarge> {
-    let need = estimate(map_size, roads);
+    check_at_once(map_size, roads, 1, available)
+}
+
+/// [`check`] for `worlds` generated at once (a sweep's lanes).
+pub fn check_at_once(
+    map_size: u32,
+    roads: bool,
+    worlds: u64,
+    available: Option<u64>,
+) -> Result<(), TooLarge> {
+    let need = estimate(map_size, roads).saturating_mul(worlds.max(1));
     match available {
         Some(have) if need > have => Err(TooLarge {
             map_size,
@@ -95,6 +105,9 @@ mod tests {
         assert!(e.need > 28.0 && e.have == 21.0, "{e:?}");
         assert!(e.to_string().contains("--no-memory-check"));
         assert!(check(32768, true, None).is_ok(), "unknown: no refusal");
+        // A sweep's lanes each hold a world.
+        assert!(check_at_once(4096, true, 2, Some(1 << 30)).is_err());
+        assert!(check_at_once(4096, true, 1, Some(1 << 30)).is_ok());
     }
 
     #[test]

@@ -730,4 +730,26 @@ fn a_map_too_large_for_the_memory_stops_before_generating() {
     let o = run(&["--no-memory-check"]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(dir.path().join("MapData_Seed_3.dat").exists());
+    // A sweep checks its seeds at once the same way.
+    let sweep_dir = dir.path().join("sweep");
+    let o = Command::new(env!("CARGO_BIN_EXE_islagen"))
+        .args([
+            "sweep",
+            "--seeds",
+            "1..2",
+            "--size",
+            "256",
+            "--skip-roads",
+            "--out",
+        ])
+        .arg(&sweep_dir)
+        .env("ISLAGEN_MEMORY_AVAILABLE", "1000000")
+        .output()
+        .expect("run islagen sweep");
+    assert!(
+        !o.status.success() && text(&o).contains("needs about"),
+        "{}",
+        text(&o)
+    );
+    assert!(!sweep_dir.join("sweep.csv").exists());
 }
