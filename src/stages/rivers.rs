@@ -690,54 +690,21 @@ pub fn carve(
     crater: &Crater,
 ) -> MapRivers {
     let n = heights.dim().0;
-    let px_m = units::metres_per_px(n);
-    let dry = |x: usize, y: usize| {
-        water[[x, y]] == Water::Dry && crater.distance(x, y) >= CRATER_CORE * crater.radius_px
-    };
     let mut map = MapRivers::default();
     // Pixels claimed: (pixel, course, reach); where courses overlap the later one (the river a
     // tributary joins) keeps the pixel.
     let mut claims: Vec<(u32, u32, u32)> = Vec::new();
-    let mut course_reaches: Vec<Vec<(usize, usize)>> = Vec::new(); // per course: (first point, reach)
+    let mut course_reaches = Vec::new(); // per course: (first point, reach)
+    let dry = |x: usize, y: usize| {
+        water[[x, y]] == Water::Dry && crater.distance(x, y) >= CRATER_CORE * crater.radius_px
+    };
     for (ci, c) in network.courses.iter().enumerate() {
         let pts: Vec<[f32; 2]> = c
             .points
             .iter()
             .map(|q| [q[0] * n as f32, q[1] * n as f32])
             .collect();
-        // Reach boundaries along the points, by ground drop and length.
-        let ground = |q: [f32; 2]| {
-            let (x, y) = ((q[0] as usize).min(n - 1), (q[1] as usize).min(n - 1));
-            (heights[[x, y]] - sea.at(y)) * METRES_PER_RAW
-        };
-        let mut starts = vec![(0usize, map.reaches.len())];
-        let (mut start_ground, mut length) = (ground(pts[0]), 0.0f32);
-        map.reaches.push(Reach {
-            course: ci,
-            level: f32::INFINITY,
-            depth_m: 0.0,
-        });
-        for k in 1..pts.len() {
-            length += (pts[k][0] - pts[k - 1][0]).hypot(pts[k][1] - pts[k - 1][1]) * px_m;
-            let g = ground(pts[k]);
-            if k + 1 < pts.len() && (start_ground - g > REACH_DROP_M || length > REACH_MAX_M) {
-                starts.push((k, map.reaches.len()));
-                map.reaches.push(Reach {
-                    course: ci,
-                    level: f32::INFINITY,
-                    depth_m: 0.0,
-                });
-                start_ground = g;
-                length = 0.0;
-            }
-        }
-        // Depth of each reach from the discharge at its downstream end.
-        for (s, (first, r)) in starts.iter().enumerate() {
-            let last = starts.get(s + 1).map_or(pts.len() - 1, |n| n.0);
-            let _ = first;
-            map.reaches[*r].depth_m = depth_m(c.discharge(last));
-        }
-        // Rasterise each segment with its reach.
+        let starts = split_reaches(ci, c, &pts, heights, sea, &mut map.reaches);
         let reach_at = |k: usize| {
             starts
                 .iter()
@@ -745,6 +712,7 @@ pub fn carve(
                 .find(|s| s.0 <= k)
                 .map_or(starts[0].1, |s| s.1)
         };
+        let px_m = units::metres_per_px(n);
         for k in 0..pts.len().saturating_sub(1) {
             // At least √½ px: a pixel centre lies within it of every point, so the channel is
             // never broken where the centreline runs along pixel edges.
@@ -756,20 +724,7 @@ pub fn carve(
                 }
             });
         }
-        map.rivers.push(River {
-            order: c.order,
-            reaches: Vec::new(),
-            points: pts
-                .iter()
-                .enumerate()
-                .map(|(k, q)| RiverPoint {
-                    x: q[0],
-                    y: q[1],
-                    width_m: width_m(c.discharge(k), p.width_scale),
-                    discharge_m3s: c.discharge(k),
-                })
-                .collect(),
-        });
+        map.rivers.push(river_vector(c, &pts, p.width_scale));
         course_reaches.push(starts);
     }
     // One reach per pixel: the last course drawn (the larger river) wins.
@@ -780,46 +735,144 @@ pub fn carve(
     for &(i, _) in &map.pixels {
         river.set(i as usize);
     }
-    // Reaches that kept no pixel are dropped from their river's list below; levels from banks.
-    let mut bank_min = vec![f32::INFINITY; map.reaches.len()];
-    let mut count = vec![0usize; map.reaches.len()];
-    for &(i, r) in &map.pixels {
-        let (x, y) = (i as usize / n, i as usize % n);
-        count[r as usize] += 1;
-        for (dx, dy) in NEIGHBOURS {
-            let (nx, ny) = (x as isize + dx, y as isize + dy);
-            if nx < 0 || ny < 0 || nx >= n as isize || ny >= n as isize {
-                continue;
-            }
-            let (nx, ny) = (nx as usize, ny as usize);
-            if river.get(nx * n + ny) || water[[nx, ny]] != Water::Dry {
-                continue;
-            }
-            bank_min[r as usize] = bank_min[r as usize].min(heights[[nx, ny]]);
+    let banks = Banks::of(&map, heights, water, &river);
+    set_levels(network, &mut map, &course_reaches, &banks, sea, heights);
+    map.low_banks = carve_beds(&map, heights, water, &river, sea);
+    map
+}
+
+/// Splits course `ci` (its points `pts` in pixels) into reaches by ground drop and length,
+/// appending them to `reaches` with their depths; returns (first point, reach) per reach.
+fn split_reaches(
+    ci: usize,
+    c: &Course,
+    pts: &[[f32; 2]],
+    heights: &Array2<f32>,
+    sea: &SeaLevel,
+    reaches: &mut Vec<Reach>,
+) -> Vec<(usize, usize)> {
+    let n = heights.dim().0;
+    let px_m = units::metres_per_px(n);
+    let ground = |q: [f32; 2]| {
+        let (x, y) = ((q[0] as usize).min(n - 1), (q[1] as usize).min(n - 1));
+        (heights[[x, y]] - sea.at(y)) * METRES_PER_RAW
+    };
+    let new_reach = || Reach {
+        course: ci,
+        level: f32::INFINITY,
+        depth_m: 0.0,
+    };
+    let mut starts = vec![(0usize, reaches.len())];
+    reaches.push(new_reach());
+    let (mut start_ground, mut length) = (ground(pts[0]), 0.0f32);
+    for k in 1..pts.len() {
+        length += (pts[k][0] - pts[k - 1][0]).hypot(pts[k][1] - pts[k - 1][1]) * px_m;
+        let g = ground(pts[k]);
+        if k + 1 < pts.len() && (start_ground - g > REACH_DROP_M || length > REACH_MAX_M) {
+            starts.push((k, reaches.len()));
+            reaches.push(new_reach());
+            start_ground = g;
+            length = 0.0;
         }
     }
-    // The sea level under each reach (its first pixel's row).
-    let mut first_row = vec![0usize; map.reaches.len()];
-    for &(i, r) in map.pixels.iter().rev() {
-        first_row[r as usize] = i as usize % n;
+    // Each reach's depth from the discharge at its downstream end.
+    for (s, &(_, r)) in starts.iter().enumerate() {
+        let last = starts.get(s + 1).map_or(pts.len() - 1, |next| next.0);
+        reaches[r].depth_m = depth_m(c.discharge(last));
     }
-    let sea_floor = |r: usize| sea.at(first_row[r]);
-    // Levels: tributaries first (the network's order), each reach at most its banks, the reach
-    // above it and every tributary ending in it.
+    starts
+}
+
+/// Course `c` as RIVR holds it: its points in pixels with width and discharge.
+fn river_vector(c: &Course, pts: &[[f32; 2]], width_scale: f32) -> River {
+    River {
+        order: c.order,
+        reaches: Vec::new(),
+        points: pts
+            .iter()
+            .enumerate()
+            .map(|(k, q)| RiverPoint {
+                x: q[0],
+                y: q[1],
+                width_m: width_m(c.discharge(k), width_scale),
+                discharge_m3s: c.discharge(k),
+            })
+            .collect(),
+    }
+}
+
+/// The dry, non-river 8-neighbours of pixel `i` on an `n`-pixel map.
+fn banks_of<'a>(
+    i: u32,
+    n: usize,
+    water: &'a Array2<Water>,
+    river: &'a Bits,
+) -> impl Iterator<Item = (usize, usize)> + 'a {
+    let (x, y) = (i as usize / n, i as usize % n);
+    NEIGHBOURS.iter().filter_map(move |(dx, dy)| {
+        let (nx, ny) = (x as isize + dx, y as isize + dy);
+        if nx < 0 || ny < 0 || nx >= n as isize || ny >= n as isize {
+            return None;
+        }
+        let (nx, ny) = (nx as usize, ny as usize);
+        (!river.get(nx * n + ny) && water[[nx, ny]] == Water::Dry).then_some((nx, ny))
+    })
+}
+
+/// Per reach: its lowest bank, its pixel count and the row of its first pixel.
+struct Banks {
+    lowest: Vec<f32>,
+    count: Vec<usize>,
+    first_row: Vec<usize>,
+}
+
+impl Banks {
+    fn of(map: &MapRivers, heights: &Array2<f32>, water: &Array2<Water>, river: &Bits) -> Banks {
+        let n = heights.dim().0;
+        let reaches = map.reaches.len();
+        let mut b = Banks {
+            lowest: vec![f32::INFINITY; reaches],
+            count: vec![0; reaches],
+            first_row: vec![0; reaches],
+        };
+        for &(i, r) in &map.pixels {
+            let r = r as usize;
+            b.count[r] += 1;
+            for (x, y) in banks_of(i, n, water, river) {
+                b.lowest[r] = b.lowest[r].min(heights[[x, y]]);
+            }
+        }
+        for &(i, r) in map.pixels.iter().rev() {
+            b.first_row[r as usize] = i as usize % n;
+        }
+        b
+    }
+}
+
+/// Levels, tributaries first (the network's order): each reach at most its lowest bank, the
+/// reach above it and every tributary ending in it, and at least [`MIN_LEVEL_M`] above the sea;
+/// fills each river's list of reaches with pixels.
+fn set_levels(
+    network: &Network,
+    map: &mut MapRivers,
+    course_reaches: &[Vec<(usize, usize)>],
+    banks: &Banks,
+    sea: &SeaLevel,
+    heights: &Array2<f32>,
+) {
     let mut tributary_floor = vec![f32::INFINITY; map.reaches.len()];
     for (ci, c) in network.courses.iter().enumerate() {
-        let starts = &course_reaches[ci];
         let mut above = f32::INFINITY;
         let mut kept = Vec::new();
-        for &(_, r) in starts {
-            if count[r] == 0 {
+        for &(_, r) in &course_reaches[ci] {
+            if banks.count[r] == 0 {
                 continue;
             }
-            let level = bank_min[r].min(above).min(tributary_floor[r]);
+            let level = banks.lowest[r].min(above).min(tributary_floor[r]);
             // A reach with no dry bank at all (all water around) keeps its upstream level; no
             // reach lies lower than MIN_LEVEL_M above the sea (its banks are raised instead).
             let level = if level.is_finite() { level } else { above };
-            let level = level.max(sea_floor(r) + MIN_LEVEL_M / METRES_PER_RAW);
+            let level = level.max(sea.at(banks.first_row[r]) + MIN_LEVEL_M / METRES_PER_RAW);
             map.reaches[r].level = level;
             above = level;
             kept.push(r as u32);
@@ -827,8 +880,9 @@ pub fn carve(
         if let (Some(j), Some(&last)) = (c.joins, kept.last()) {
             // The reach of the joined river nearest the tributary's last point.
             let end = c.points[c.points.len() - 1];
-            let target = nearest_reach(&network.courses[j], &course_reaches[j], end, &count);
-            if let Some(t) = target {
+            if let Some(t) =
+                nearest_reach(&network.courses[j], &course_reaches[j], end, &banks.count)
+            {
                 let l = map.reaches[last as usize].level;
                 tributary_floor[t] = tributary_floor[t].min(l);
             }
@@ -836,29 +890,32 @@ pub fn carve(
         map.river_reaches.push(kept);
     }
     // A reach whose level is still unknown (no banks anywhere upstream) sits at its lowest pixel.
-    for (i, r) in map.pixels.iter() {
-        let reach = &mut map.reaches[*r as usize];
+    let n = heights.dim().0;
+    for &(i, r) in &map.pixels {
+        let reach = &mut map.reaches[r as usize];
         if !reach.level.is_finite() {
-            let (x, y) = (*i as usize / n, *i as usize % n);
-            reach.level = heights[[x, y]];
+            reach.level = heights[[i as usize / n, i as usize % n]];
         }
     }
-    // Raise any bank below its reach's level (a levee where the reach had to stand above the
-    // sea), then carve the beds.
-    let mut low = 0;
+}
+
+/// Raises any bank below its reach's level (a levee where the reach had to stand above the
+/// sea), then carves every river pixel's bed; returns the banks raised.
+fn carve_beds(
+    map: &MapRivers,
+    heights: &mut Array2<f32>,
+    water: &Array2<Water>,
+    river: &Bits,
+    sea: &SeaLevel,
+) -> usize {
+    let n = heights.dim().0;
+    let mut raised = 0;
     for &(i, r) in &map.pixels {
-        let (x, y) = (i as usize / n, i as usize % n);
         let level = map.reaches[r as usize].level;
-        for (dx, dy) in NEIGHBOURS {
-            let (nx, ny) = (x as isize + dx, y as isize + dy);
-            if nx < 0 || ny < 0 || nx >= n as isize || ny >= n as isize {
-                continue;
-            }
-            let (nx, ny) = (nx as usize, ny as usize);
-            if !river.get(nx * n + ny) && water[[nx, ny]] == Water::Dry && heights[[nx, ny]] < level
-            {
-                heights[[nx, ny]] = level;
-                low += 1;
+        for (x, y) in banks_of(i, n, water, river) {
+            if heights[[x, y]] < level {
+                heights[[x, y]] = level;
+                raised += 1;
             }
         }
     }
@@ -872,8 +929,7 @@ pub fn carve(
         let h = &mut heights[[x, y]];
         *h = h.min(bed).max(h.min(floor));
     }
-    map.low_banks = low;
-    map
+    raised
 }
 
 /// The reach (with pixels) of `course` whose centreline point is nearest `at`; `starts` are the
