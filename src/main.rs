@@ -285,6 +285,10 @@ struct SweepArgs {
     out: Option<PathBuf>,
 }
 
+/// Counts heap bytes so each stage reports its peak (islagen::memory).
+#[global_allocator]
+static ALLOC: islagen::memory::CountingAlloc = islagen::memory::CountingAlloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // A sweep's per-seed stage logs would drown its progress bar: warnings only, unless -v.

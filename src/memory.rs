@@ -6,6 +6,87 @@
 //! command at MapSize 8192 (BENCHMARKS.md: 1.44–1.49 GB with `--skip-roads`, 1.79 GB with roads,
 //! i.e. 21–22 and 27 bytes a pixel), plus a fixed allowance for the program and the
 //! MapSize-independent grids (the 2048² erosion grid, the 1024² hydrology grid).
+//!
+//! [`CountingAlloc`], installed by the binary, counts heap bytes so each stage's log line carries
+//! the most heap held while it ran (`heap_peak_mib`; stages that run side by side share it).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// Heap bytes allocated now, and the most since the last [`reset_peak`] (when the counting
+/// allocator is installed).
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+/// The system allocator, counting the heap bytes in use and their peak, so every stage can
+/// report the most heap it held (the binary installs it; a library user need not).
+pub struct CountingAlloc;
+
+impl CountingAlloc {
+    fn grew(by: usize) {
+        let now = CURRENT.fetch_add(by, Ordering::Relaxed) + by;
+        PEAK.fetch_max(now, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: every call is forwarded to `System` unchanged; the counters are only arithmetic.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        COUNTING.store(true, Ordering::Relaxed);
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            Self::grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        COUNTING.store(true, Ordering::Relaxed);
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            Self::grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded; `ptr` came from this allocator with `layout`.
+        unsafe { System.dealloc(ptr, layout) };
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded; `ptr` came from this allocator with `layout`.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                Self::grew(new_size - layout.size());
+            } else {
+                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+/// Heap bytes in use and the peak since the last [`reset_peak`], when the counting allocator
+/// is installed.
+pub fn heap() -> Option<(usize, usize)> {
+    COUNTING.load(Ordering::Relaxed).then(|| {
+        (
+            CURRENT.load(Ordering::Relaxed),
+            PEAK.load(Ordering::Relaxed),
+        )
+    })
+}
+
+/// Starts a new peak from the bytes in use now.
+pub fn reset_peak() {
+    PEAK.store(CURRENT.load(Ordering::Relaxed), Ordering::Relaxed);
+}
 
 /// Peak bytes a map pixel costs with roads (measured at 8192, rounded up).
 pub const BYTES_PER_PX_ROADS: u64 = 28;

@@ -60,6 +60,7 @@ impl Progress {
             None => ProgressBar::hidden(),
         };
         bar.set_prefix(name);
+        crate::memory::reset_peak();
         Stage {
             owner: self,
             name,
@@ -92,7 +93,17 @@ impl Stage<'_> {
     pub fn finish(self) -> Duration {
         let elapsed = self.start.elapsed();
         self.bar.finish_and_clear();
-        let log = || tracing::info!(stage = self.name, "{} in {:.2?}", self.name, elapsed);
+        let peak = crate::memory::heap().map(|(_, peak)| peak >> 20);
+        let log = || match peak {
+            Some(mib) => tracing::info!(
+                stage = self.name,
+                heap_peak_mib = mib,
+                "{} in {:.2?}",
+                self.name,
+                elapsed
+            ),
+            None => tracing::info!(stage = self.name, "{} in {:.2?}", self.name, elapsed),
+        };
         match &self.owner.multi {
             Some(multi) => multi.suspend(log),
             None => log(),
