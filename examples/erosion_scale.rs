@@ -9,6 +9,7 @@
 use std::time::Instant;
 
 use islagen::config::Config;
+use islagen::grid::spectrum::correlation;
 use islagen::pipeline;
 use islagen::progress::Progress;
 use islagen::units::METRES_PER_RAW;
@@ -44,10 +45,11 @@ fn main() -> anyhow::Result<()> {
         let e = eroded.erosion.clone().expect("the config turns erosion on");
         let carve = (&plain.blueprint.heights - &eroded.blueprint.heights) * METRES_PER_RAW;
         let coarse = box_down(&carve, smallest);
-        let r = reference
-            .get_or_insert_with(|| coarse.clone())
-            .iter()
-            .zip(coarse.iter());
+        let reference = reference.get_or_insert_with(|| coarse.clone());
+        let r = correlation(
+            reference.as_slice().expect("standard layout"),
+            coarse.as_slice().expect("standard layout"),
+        );
         let share = |px: usize| 100.0 * px as f64 / e.land_px.max(1) as f64;
         println!(
             "{size}\t{}\t{:.0}\t{:.2}\t{:.3}\t{}\t{:.1} (whole run)\t{:.3}",
@@ -57,7 +59,7 @@ fn main() -> anyhow::Result<()> {
             share(e.carved_past[1]),
             e.channel_systems,
             whole,
-            correlation(r)
+            r
         );
     }
     Ok(())
@@ -75,19 +77,4 @@ fn box_down(field: &Array2<f32>, side: usize) -> Array2<f32> {
         }
         (sum / (k * k) as f64) as f32
     })
-}
-
-fn correlation<'a>(pairs: impl Iterator<Item = (&'a f32, &'a f32)>) -> f64 {
-    let (mut n, mut sa, mut sb, mut saa, mut sbb, mut sab) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
-    for (&a, &b) in pairs {
-        let (a, b) = (f64::from(a), f64::from(b));
-        n += 1.0;
-        sa += a;
-        sb += b;
-        saa += a * a;
-        sbb += b * b;
-        sab += a * b;
-    }
-    let cov = sab / n - sa / n * sb / n;
-    cov / ((saa / n - (sa / n).powi(2)) * (sbb / n - (sb / n).powi(2))).sqrt()
 }

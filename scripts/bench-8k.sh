@@ -13,17 +13,25 @@ size=${2:-8192}
 dir=target/bench-8k
 mkdir -p "$dir"
 cargo build --release >/dev/null 2>&1
+run() { # $1 = label, $2 = MapSize, rest = extra args
+  local label=$1 at=$2; shift 2
+  /usr/bin/time -v target/release/islagen --seed "$seed" --size "$at" --out "$dir/out" "$@" \
+    > "$dir/$label.out" 2> "$dir/$label.err"
+  rm -f "$dir"/out/MapData_Seed_"$seed"*.dat "$dir"/out/Map_Seed_"$seed"_*.png
+}
+# "INFO <stage> in 2.52s" / "in 229.06ms" → seconds, per stage.
+stages() {
+  sed 's/\x1b\[[0-9;]*m//g' "$dir/$1.err" | awk '
+    / INFO / && / in [0-9.]+(ms|s|µs) stage=/ {
+      line = $0; sub(/^ *INFO /, "", line); sub(/ stage=.*/, "", line)
+      n = split(line, w, " in "); t = w[n]; name = w[1]
+      v = t + 0; if (t ~ /ms$/) v /= 1000; else if (t ~ /µs$/) v /= 1000000
+      printf "%s\t%.2f\n", name, v }'
+}
 if [ "$size" = "ratio" ]; then
   for s in 8192 16384; do
-    /usr/bin/time -v target/release/islagen --seed "$seed" --size "$s" --skip-roads --no-memory-check \
-      --out "$dir/out" > "$dir/ratio-$s.out" 2> "$dir/ratio-$s.err"
-    rm -f "$dir"/out/MapData_Seed_"$seed"*.dat "$dir"/out/Map_Seed_"$seed"_*.png
-    sed 's/\x1b\[[0-9;]*m//g' "$dir/ratio-$s.err" | awk '
-      / INFO / && / in [0-9.]+(ms|s|µs) stage=/ {
-        line = $0; sub(/^ *INFO /, "", line); sub(/ stage=.*/, "", line)
-        n = split(line, w, " in "); t = w[n]; name = w[1]
-        v = t + 0; if (t ~ /ms$/) v /= 1000; else if (t ~ /µs$/) v /= 1000000
-        printf "%s\t%.2f\n", name, v }' > "$dir/ratio-$s.tsv"
+    run "ratio-$s" "$s" --skip-roads --no-memory-check
+    stages "ratio-$s" > "$dir/ratio-$s.tsv"
   done
   wall_s() { awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.1f", s}' "$dir/ratio-$1.err"; }
   rss_g() { awk -F': ' '/Maximum resident set size/ {printf "%.2f", $2 / 1048576}' "$dir/ratio-$1.err"; }
@@ -42,23 +50,8 @@ if [ "$size" = "ratio" ]; then
   } | tee "$dir/ratio.md"
   exit 0
 fi
-run() { # $1 = label, rest = extra args
-  local label=$1; shift
-  /usr/bin/time -v target/release/islagen --seed "$seed" --size "$size" --out "$dir/out" "$@" \
-    > "$dir/$label.out" 2> "$dir/$label.err"
-  rm -f "$dir"/out/MapData_Seed_"$seed"*.dat "$dir"/out/Map_Seed_"$seed"_*.png
-}
-run roads
-run skip --skip-roads
-# "INFO <stage> in 2.52s" / "in 229.06ms" → seconds, per stage.
-stages() {
-  sed 's/\x1b\[[0-9;]*m//g' "$dir/$1.err" | awk '
-    / INFO / && / in [0-9.]+(ms|s|µs) stage=/ {
-      line = $0; sub(/^ *INFO /, "", line); sub(/ stage=.*/, "", line)
-      n = split(line, w, " in "); t = w[n]; name = w[1]
-      v = t + 0; if (t ~ /ms$/) v /= 1000; else if (t ~ /µs$/) v /= 1000000
-      printf "%s\t%.2f\n", name, v }'
-}
+run roads "$size"
+run skip "$size" --skip-roads
 stages roads > "$dir/roads.tsv"
 stages skip > "$dir/skip.tsv"
 wall() { awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$dir/$1.err"; }

@@ -4,6 +4,7 @@
 use islagen::blueprint::format::EROS;
 use islagen::blueprint::write::record_payload;
 use islagen::config::Config;
+use islagen::grid::spectrum::correlation;
 use islagen::pipeline::{self, World};
 use islagen::progress::Progress;
 use islagen::stages::erosion::{channel_system_px, CHANNEL_DEPTH_M};
@@ -237,21 +238,10 @@ fn erosion_means_the_same_at_every_map_size() {
             + c2[[2 * x + 1, 2 * y + 1]])
             / 4.0
     });
-    let r = correlation(&c1, &down);
+    let r = correlation(
+        c1.as_slice().expect("standard layout"),
+        down.as_slice().expect("standard layout"),
+    );
     eprintln!("carve correlation 1024 ↔ 2048: {r:.3}");
     assert!(r >= 0.6, "carve fields correlate only {r:.3}");
-}
-
-fn correlation(a: &Array2<f32>, b: &Array2<f32>) -> f64 {
-    let n = a.len() as f64;
-    let ma = a.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
-    let mb = b.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
-    let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
-    for (&x, &y) in a.iter().zip(b) {
-        let (x, y) = (f64::from(x) - ma, f64::from(y) - mb);
-        sab += x * y;
-        saa += x * x;
-        sbb += y * y;
-    }
-    sab / (saa * sbb).sqrt()
 }

@@ -3,6 +3,7 @@
 
 use islagen::blueprint::format::WaterBodyType;
 use islagen::config::Config;
+use islagen::grid::NEIGHBOURS;
 use islagen::pipeline::{self, World};
 use islagen::progress::Progress;
 use islagen::units::METRES_PER_RAW;
@@ -25,17 +26,6 @@ fn reach_levels(w: &World) -> (Vec<f32>, Vec<bool>) {
     }
     (level, river)
 }
-
-const AROUND: [(isize, isize); 8] = [
-    (-1, -1),
-    (-1, 0),
-    (-1, 1),
-    (0, -1),
-    (0, 1),
-    (1, -1),
-    (1, 0),
-    (1, 1),
-];
 
 #[test]
 fn reaches_drain_sit_in_their_channels_and_step_down() {
@@ -62,7 +52,7 @@ fn reaches_drain_sit_in_their_channels_and_step_down() {
                 "seed {seed}: a river bed in the crater's core at ({x}, {y})"
             );
             dry_bed += usize::from(bp.heights[[x, y]] >= level[id]);
-            for (dx, dy) in AROUND {
+            for (dx, dy) in NEIGHBOURS {
                 let (nx, ny) = (x as isize + dx, y as isize + dy);
                 if nx < 0 || ny < 0 || nx >= n as isize || ny >= n as isize {
                     continue;
@@ -208,7 +198,7 @@ fn rivers_off_leaves_no_trace() {
         is_river[i as usize] = true;
     }
     let beside = |x: usize, y: usize| {
-        AROUND.iter().any(|(dx, dy)| {
+        NEIGHBOURS.iter().any(|(dx, dy)| {
             let (nx, ny) = (x as isize + dx, y as isize + dy);
             nx >= 0
                 && ny >= 0

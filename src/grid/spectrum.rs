@@ -1,5 +1,6 @@
 //! Radially averaged power spectra of square windows of a field: how much relief a height map
-//! holds at each wavelength. The terrain's detail work (issue 16) is measured with it — a
+//! holds at each wavelength; and the correlation of two fields ([`correlation`]), with which
+//! fields made at different MapSizes are compared. The terrain's detail work (issue 16) is measured with it — a
 //! natural surface's spectrum follows one power law, P(k) ∝ k^−β, and a map that is a blurred
 //! enlargement falls off below the wavelength its coarse octaves stop at.
 //!
@@ -147,6 +148,22 @@ fn signed(i: usize, n: usize) -> i64 {
     } else {
         i as i64 - n as i64
     }
+}
+
+/// Pearson's correlation of two fields of the same length (two passes, in f64).
+pub fn correlation(a: &[f32], b: &[f32]) -> f64 {
+    assert_eq!(a.len(), b.len(), "fields of one size");
+    let n = a.len() as f64;
+    let ma = a.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
+    let mb = b.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
+    let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
+    for (&x, &y) in a.iter().zip(b) {
+        let (x, y) = (f64::from(x) - ma, f64::from(y) - mb);
+        sab += x * y;
+        saa += x * x;
+        sbb += y * y;
+    }
+    sab / (saa * sbb).sqrt()
 }
 
 /// The square windows of `side` pixels, tiled over the map, whose every pixel passes `keep`

@@ -490,15 +490,29 @@ pub fn hydrology_grid(config: &Config, seed: i32) -> (Vec<f32>, Vec<bool>) {
     let sea = params::sea(config);
     let island = shape_island(config, seed, &sea, &Progress::hidden());
     let water = classify_water(&island.raw, &sea);
-    let n = config.map_size as usize;
+    with_river_terrain(&island, &sea, &water, rivers::grid_heights)
+}
+
+/// Calls `f` with what the rivers stage reads of this island: its own height function (the same
+/// at every MapSize), the head rule's height in metres and the outlets (the map's water, or the
+/// function's sea).
+fn with_river_terrain<T>(
+    island: &Island,
+    sea: &SeaLevel,
+    water: &Array2<Water>,
+    f: impl FnOnce(&rivers::Terrain) -> T,
+) -> T {
+    let n = water.dim().0;
     let row = |v: f32| ((v * n as f32) as usize).min(n - 1);
     let raw = |u: f32, v: f32| island.shape.height(u, v, sea.at(row(v)));
+    // The head rule reads the uncurved height, so river pixels (Lake in BIOM) do not depend on
+    // the curve, the detail or the shelf, like every other biome.
     let metres = |u: f32, v: f32| units::raw_to_m(raw(u, v) - sea.at(row(v)));
     let outlet = |u: f32, v: f32| {
         let (x, y) = (row(u), row(v));
         water[[x, y]] != Water::Dry || raw(u, v) < sea.at(y)
     };
-    rivers::grid_heights(&rivers::Terrain {
+    f(&rivers::Terrain {
         raw: &raw,
         metres: &metres,
         outlet: &outlet,
@@ -517,22 +531,7 @@ fn flow_rivers(
 ) -> FlowedRivers {
     let n = config.map_size as usize;
     let row = |v: f32| ((v * n as f32) as usize).min(n - 1);
-    let raw = |u: f32, v: f32| island.shape.height(u, v, sea.at(row(v)));
-    // The head rule reads the uncurved height, so river pixels (Lake in BIOM) do not depend on
-    // the curve, the detail or the shelf, like every other biome.
-    let metres = |u: f32, v: f32| units::raw_to_m(raw(u, v) - sea.at(row(v)));
-    let outlet = |u: f32, v: f32| {
-        let (x, y) = (row(u), row(v));
-        water[[x, y]] != Water::Dry || raw(u, v) < sea.at(y)
-    };
-    let network = rivers::network(
-        &rivers::Terrain {
-            raw: &raw,
-            metres: &metres,
-            outlet: &outlet,
-        },
-        p,
-    );
+    let network = with_river_terrain(island, sea, water, |t| rivers::network(t, p));
     let map = rivers::carve(&network, p, &mut relief.heights, water, sea, &island.crater);
     let levels = map.reaches.iter().map(|r| r.level).collect();
     let mouths: Vec<&rivers::Course> = network

@@ -27,6 +27,7 @@ use serde::Serialize;
 
 use super::sea::Water;
 use crate::grid::bits::Bits;
+use crate::grid::{height_key, NEIGHBOURS};
 use crate::units::METRES_PER_RAW;
 
 /// Where water leaves the map.
@@ -37,28 +38,6 @@ pub enum Outlets<'a> {
     /// Every ocean pixel.
     Ocean(&'a Array2<Water>),
 }
-
-/// A total order on f32 heights as u32 (larger height, larger key).
-#[inline]
-fn key(h: f32) -> u32 {
-    let b = h.to_bits();
-    if b & 0x8000_0000 != 0 {
-        !b
-    } else {
-        b | 0x8000_0000
-    }
-}
-
-const NEIGHBOURS: [(isize, isize); 8] = [
-    (-1, -1),
-    (-1, 0),
-    (-1, 1),
-    (0, -1),
-    (0, 1),
-    (1, -1),
-    (1, 0),
-    (1, 1),
-];
 
 /// Fills every depression of `heights`: returns the filled surface.
 pub fn fill_depressions(heights: &Array2<f32>, outlets: Outlets) -> Array2<f32> {
@@ -113,7 +92,7 @@ pub fn fill_depressions(heights: &Array2<f32>, outlets: Outlets) -> Array2<f32> 
     let mut pit: VecDeque<u32> = VecDeque::new();
     for i in seeds {
         closed.set(i as usize);
-        open.push(!key(zs[i as usize]), i);
+        open.push(!height_key(zs[i as usize]), i);
     }
     let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dx * h as isize + dy);
     loop {
@@ -144,7 +123,7 @@ pub fn fill_depressions(heights: &Array2<f32>, outlets: Outlets) -> Array2<f32> 
                 zs[n] = zc;
                 pit.push_back(n as u32);
             } else {
-                open.push(!key(zs[n]), n as u32);
+                open.push(!height_key(zs[n]), n as u32);
             }
         }
     }

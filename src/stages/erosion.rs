@@ -502,6 +502,16 @@ fn footprint(i: usize, w: usize, n: usize) -> std::ops::Range<usize> {
     lo..((i + 1) * n / w).max(lo + 1).min(n)
 }
 
+/// The mean of the cells of the finer `grid` that cell (i, j) of a `side`-cell grid covers.
+fn footprint_mean(grid: &Array2<f32>, i: usize, j: usize, side: usize) -> f32 {
+    let fine = grid.dim().0;
+    let (xs, ys) = (footprint(i, side, fine), footprint(j, side, fine));
+    let count = (xs.len() * ys.len()) as f32;
+    xs.flat_map(|x| ys.clone().map(move |y| grid[[x, y]]))
+        .sum::<f32>()
+        / count
+}
+
 /// Bilinear read of `grid` (`side` a side) at fractional sample position (fx, fy), clamped to
 /// the grid.
 fn bilinear(grid: &Array2<f32>, fx: f32, fy: f32) -> f32 {
@@ -535,12 +545,7 @@ fn to_working(heights: &Array2<f32>, w: usize) -> Array2<f32> {
         .for_each(|(i, mut column)| {
             for (j, cell) in column.iter_mut().enumerate() {
                 *cell = if n > w {
-                    let (xs, ys) = (footprint(i, w, n), footprint(j, w, n));
-                    let count = (xs.len() * ys.len()) as f32;
-                    xs.flat_map(|x| ys.clone().map(move |y| (x, y)))
-                        .map(|(x, y)| heights[[x, y]])
-                        .sum::<f32>()
-                        / count
+                    footprint_mean(heights, i, j, w)
                 } else {
                     bilinear(heights, position(i, w, n), position(j, w, n))
                 };
@@ -580,12 +585,7 @@ fn apply_carve(
                 let d = if n >= w {
                     bilinear(carve, position(x, n, w), position(y, n, w))
                 } else {
-                    let (xs, ys) = (footprint(x, n, w), footprint(y, n, w));
-                    let count = (xs.len() * ys.len()) as f32;
-                    xs.flat_map(|i| ys.clone().map(move |j| (i, j)))
-                        .map(|(i, j)| carve[[i, j]])
-                        .sum::<f32>()
-                        / count
+                    footprint_mean(carve, x, y, n)
                 };
                 let d = d.clamp(-deposit_cap, carve_cap);
                 *h = if d > 0.0 {
@@ -624,15 +624,16 @@ fn simulate(
         deposit_cap_raw: c.deposit_cap_m / METRES_PER_RAW,
         margin_raw: c.sea_margin_m / METRES_PER_RAW,
     };
-    let starts = droplet_starts(before, sea, c);
-    let on_land = starts
-        .iter()
-        .filter(|[x, y]| !sea.is_below(before[[*x as usize, *y as usize]], *y as usize))
-        .count();
     let land_cells = (0..n)
         .into_par_iter()
         .map(|x| (0..n).filter(|&y| !sea.is_below(before[[x, y]], y)).count())
         .sum::<usize>();
+    let land_km2 = land_cells as f64 * f64::from(CELL_M * CELL_M) / 1e6;
+    let starts = droplet_starts(before, sea, c, land_km2);
+    let on_land = starts
+        .iter()
+        .filter(|[x, y]| !sea.is_below(before[[*x as usize, *y as usize]], *y as usize))
+        .count();
     // SAFETY of the indexing below: the working grid is n × n in standard layout (made here),
     // so cell (x, y) with x, y < n is element x * n + y of one allocation of n² f32.
     let grid = Grid {
@@ -657,7 +658,6 @@ fn simulate(
         }
         Schedule::Tiled => tiled(&terrain, &grid, &starts, reach_cells, on_phase),
     };
-    let land_km2 = land_cells as f64 * f64::from(CELL_M * CELL_M) / 1e6;
     ErosionStats {
         droplets: starts.len(),
         droplets_on_land: on_land,
@@ -671,8 +671,13 @@ fn simulate(
 
 /// The droplets' starts on the working grid, drawn in order from one PCG32 stream: uniformly
 /// over the square for a count; for a density, draws until so many have landed on land (water
-/// draws are skipped, so the count on land is exact).
-fn droplet_starts(before: &Array2<f32>, sea: &SeaLevel, c: &ErosionParams) -> Vec<[f32; 2]> {
+/// draws are skipped, so the count on land is exact); `land_km2` is the grid's land.
+fn droplet_starts(
+    before: &Array2<f32>,
+    sea: &SeaLevel,
+    c: &ErosionParams,
+    land_km2: f64,
+) -> Vec<[f32; 2]> {
     let n = before.dim().0;
     let mut rng = Pcg32::seed_from_u64(c.stream_seed);
     let span = (n - 1) as f32;
@@ -684,12 +689,7 @@ fn droplet_starts(before: &Array2<f32>, sea: &SeaLevel, c: &ErosionParams) -> Ve
     match c.droplets {
         Droplets::Count(count) => (0..count.max(0)).map(|_| draw()).collect(),
         Droplets::PerLandKm2(density) => {
-            let land = (0..n)
-                .into_par_iter()
-                .map(|x| (0..n).filter(|&y| !sea.is_below(before[[x, y]], y)).count())
-                .sum::<usize>();
-            let km2 = land as f64 * f64::from(CELL_M * CELL_M) / 1e6;
-            let wanted = (f64::from(density) * km2).round() as usize;
+            let wanted = (f64::from(density) * land_km2).round() as usize;
             // Land is at least a few percent of any map that has some; the bound only stops a
             // landless map from drawing forever.
             let most_draws = wanted.saturating_mul(1_000).max(1_000_000);

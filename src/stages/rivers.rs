@@ -36,6 +36,7 @@ use super::sea::{SeaLevel, Water};
 use crate::blueprint::{River, RiverPoint};
 use crate::grid::bits::Bits;
 use crate::grid::noise::normalised;
+use crate::grid::{height_key, NEIGHBOURS};
 use crate::units::{self, METRES_PER_RAW, WORLD_SIZE_M};
 
 /// Hydrology cells a side.
@@ -66,17 +67,6 @@ const MFD_EXPONENT: f32 = 8.0;
 pub const HEADWATER: f32 = 0.02;
 /// A river (or tributary) shorter than this, metres, is not kept unless a kept tributary joins it.
 pub const MIN_LENGTH_M: f32 = 400.0;
-
-const NEIGHBOURS: [(isize, isize); 8] = [
-    (-1, -1),
-    (-1, 0),
-    (-1, 1),
-    (0, -1),
-    (0, 1),
-    (1, -1),
-    (1, 0),
-    (1, 1),
-];
 
 /// The river dials, as applied.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -162,7 +152,7 @@ pub fn flow(z: &mut [f32], outlet: &[bool], n: usize) -> (Vec<u32>, Vec<f32>) {
     epsilon_fill(z, outlet, n);
     // Ascending filled height: reversed, every cell comes before all the cells it drains to.
     let mut order: Vec<u32> = (0..(n * n) as u32).collect();
-    order.par_sort_unstable_by_key(|&i| (key(z[i as usize]), i));
+    order.par_sort_unstable_by_key(|&i| (height_key(z[i as usize]), i));
     let acc = accumulate(z, outlet, &order, n);
     (order, acc)
 }
@@ -226,7 +216,7 @@ fn epsilon_fill(z: &mut [f32], outlet: &[bool], n: usize) {
         let (x, y) = (i / n, i % n);
         if o || x == 0 || y == 0 || x == n - 1 || y == n - 1 {
             done.set(i);
-            heap.push(Reverse((key(z[i]), i as u32)));
+            heap.push(Reverse((height_key(z[i]), i as u32)));
         }
     }
     while let Some(Reverse((_, i))) = heap.pop() {
@@ -245,7 +235,7 @@ fn epsilon_fill(z: &mut [f32], outlet: &[bool], n: usize) {
             if z[j] <= z[i] {
                 z[j] = next_up(z[i]);
             }
-            heap.push(Reverse((key(original[j]), j as u32)));
+            heap.push(Reverse((height_key(original[j]), j as u32)));
         }
     }
 }
@@ -261,16 +251,6 @@ fn next_up(h: f32) -> f32 {
         f32::from_bits(b + 1)
     } else {
         f32::from_bits(b - 1)
-    }
-}
-
-/// A total order on f32 heights as u32.
-fn key(h: f32) -> u32 {
-    let b = h.to_bits();
-    if b & 0x8000_0000 != 0 {
-        !b
-    } else {
-        b | 0x8000_0000
     }
 }
 

@@ -109,7 +109,7 @@ impl Texture {
         (a + ramp * self.at(x, y)).max(0.25 * a)
     }
 
-    /// The tile's side, samples (for tests and the summary).
+    /// The tile's side, samples.
     pub fn side(&self) -> usize {
         self.side
     }
@@ -182,6 +182,7 @@ fn coefficient(seed: i32, kx: i64, ky: i64, k_max: usize) -> Option<Complex32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grid::spectrum::correlation;
 
     fn texture(map_size: usize) -> Option<Texture> {
         Texture::new(&TextureParams {
@@ -267,19 +268,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    fn correlation(a: &[f32], b: &[f32]) -> f64 {
-        let n = a.len() as f64;
-        let ma = a.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
-        let mb = b.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
-        let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
-        for (&x, &y) in a.iter().zip(b) {
-            let (x, y) = (f64::from(x) - ma, f64::from(y) - mb);
-            sab += x * y;
-            saa += x * x;
-            sbb += y * y;
-        }
-        sab / (saa * sbb).sqrt()
     }
 }
