@@ -3,10 +3,12 @@
 //! The only output the game server needs is a `.dat` blueprint ([`blueprint`]); the generator
 //! is driven by a `ServerConfig.json`-compatible [`config`]. [`pipeline`] runs the [`stages`]
 //! (over [`grid`] kernels) and exports a world; [`render`] draws its pictures; [`formats`] holds
-//! the neighbouring formats; [`sweep`] runs many seeds. docs/ARCHITECTURE.md draws the data flow.
+//! the neighbouring formats; [`exports`] writes heightmaps, splat maps and GeoJSON for engines
+//! and GIS; [`sweep`] runs many seeds. docs/ARCHITECTURE.md draws the data flow.
 
 pub mod blueprint;
 pub mod config;
+pub mod exports;
 pub mod formats;
 pub mod fuzzing;
 pub mod grid;

@@ -55,6 +55,10 @@ struct GenerateArgs {
     /// Generate even when the estimated peak memory exceeds what the machine has available.
     #[arg(long)]
     no_memory_check: bool,
+    /// Also write exports for engines and GIS into `Map_Seed_<seed>_exports/`: a comma list of
+    /// heightmap (16-bit PNG), r16 (Unity RAW), tiff (GeoTIFF), splat, geojson, or all.
+    #[arg(long, value_name = "LIST")]
+    export: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -228,6 +232,62 @@ enum ExportCommand {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// A heightmap in metres above sea: 16-bit PNG (Unreal, Godot, Blender), Unity RAW `.r16`
+    /// or float32 GeoTIFF, with a JSON sidecar `FILE.json` (also printed) mapping values to
+    /// metres.
+    Heightmap {
+        /// The world's blueprint (`.dat`, v2 or v1).
+        #[arg(long)]
+        from: PathBuf,
+        /// The file format.
+        #[arg(long, value_enum, default_value = "png16")]
+        format: HeightFormatArg,
+        /// The heightmap file.
+        #[arg(long)]
+        out: PathBuf,
+        /// Resample (bilinear, corner-aligned) to N × N, e.g. 4097 or 8193 (2ⁿ + 1) for Unity,
+        /// 4033 or 8129 for Unreal.
+        #[arg(long, value_name = "N")]
+        resample: Option<usize>,
+    },
+    /// Splat maps (the biomes as weights, four to an RGBA PNG), water, road and river masks and
+    /// a legend `splat.json`, into a folder.
+    Splat {
+        /// The world's blueprint (`.dat`, v2 or v1).
+        #[arg(long)]
+        from: PathBuf,
+        /// Output folder.
+        #[arg(long)]
+        out: PathBuf,
+        /// Width in metres of the box filter that softens biome edges (0 = hard edges).
+        #[arg(long, value_name = "M", default_value_t = 0.0)]
+        blur: f32,
+    },
+    /// Towns, roads, rivers, water bodies and the crater as GeoJSON, in metres of a local CRS
+    /// (origin at the map's south-west corner, y north).
+    Geojson {
+        /// The world's blueprint (`.dat`, v2 or v1).
+        #[arg(long)]
+        from: PathBuf,
+        /// The GeoJSON file.
+        #[arg(long)]
+        out: PathBuf,
+        /// Area tolerance of the polygon simplification, m² (default: one pixel's area; 0 =
+        /// none).
+        #[arg(long, value_name = "M2")]
+        simplify: Option<f64>,
+    },
+}
+
+/// Heightmap file formats.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum HeightFormatArg {
+    /// 16-bit grayscale PNG, rows north first (Unreal, Godot, Blender).
+    Png16,
+    /// Headerless 16-bit little-endian RAW, rows south first (Unity).
+    R16,
+    /// Float32 GeoTIFF in metres, local CRS (GDAL, QGIS).
+    Tiff,
 }
 
 #[derive(Args, Debug)]
@@ -279,6 +339,9 @@ struct SweepArgs {
     /// machine has available.
     #[arg(long)]
     no_memory_check: bool,
+    /// Also write every seed's exports into `Map_Seed_<seed>_exports/` (as for a generation).
+    #[arg(long, value_name = "LIST")]
+    export: Option<String>,
     /// The sweep folder: every seed's outputs, records/, thumbs/, sweep.csv, sweep.jsonl,
     /// contact_sheet.png.
     #[arg(long)]
@@ -412,7 +475,88 @@ fn run(cli: Cli) -> Result<ExitCode> {
             eprintln!("wrote {} ({side} × {side} tiles)", out.display());
             Ok(ExitCode::SUCCESS)
         }
+        Some(Command::Export(cmd)) => export(cmd),
         None => generate(cli.generate, cli.quiet),
+    }
+}
+
+/// `islagen export heightmap | splat | geojson`.
+fn export(cmd: ExportCommand) -> Result<ExitCode> {
+    use islagen::exports;
+    match cmd {
+        ExportCommand::Heightmap {
+            from,
+            format,
+            out,
+            resample,
+        } => {
+            let bp = load(&from)?.blueprint;
+            let format = match format {
+                HeightFormatArg::Png16 => exports::heightmap::HeightFormat::Png16,
+                HeightFormatArg::R16 => exports::heightmap::HeightFormat::R16,
+                HeightFormatArg::Tiff => exports::heightmap::HeightFormat::Tiff,
+            };
+            let sidecar = exports::heightmap::export(&bp, &out, format, resample)
+                .with_context(|| format!("exporting {} as a heightmap", from.display()))?;
+            println!("{}", serde_json::to_string_pretty(&sidecar)?);
+            eprintln!(
+                "wrote {} ({} × {}, {:.4} m per unit, {:.3} m per pixel) and {}",
+                out.display(),
+                sidecar.width,
+                sidecar.height,
+                sidecar.metres_per_unit,
+                sidecar.metres_per_pixel,
+                sidecar.sidecar_path(&out).display()
+            );
+        }
+        ExportCommand::Splat { from, out, blur } => {
+            let bp = load(&from)?.blueprint;
+            let report = exports::splat::export(&bp, &out, blur)
+                .with_context(|| format!("exporting {} as splat maps", from.display()))?;
+            for f in &report.legend.splat {
+                println!("{}: R G B A = {}", f.file, f.channels.join(", "));
+            }
+            for m in &report.legend.masks {
+                println!("{}: {}", m.file, m.meaning);
+            }
+            println!(
+                "wrote {} files into {} (blur {} m = box radius {} px; weights sum to 255)",
+                report.files.len(),
+                out.display(),
+                report.legend.blur_m,
+                report.legend.blur_radius_px
+            );
+        }
+        ExportCommand::Geojson {
+            from,
+            out,
+            simplify,
+        } => {
+            let bp = load(&from)?.blueprint;
+            let r = exports::geojson::export(&bp, &out, simplify)
+                .with_context(|| format!("exporting {} as GeoJSON", from.display()))?;
+            println!(
+                "wrote {}: {} towns, {} roads, {} rivers, {} water bodies ({} polygon positions), {} crater features",
+                out.display(),
+                r.towns,
+                r.roads,
+                r.rivers,
+                r.water_bodies,
+                r.polygon_positions,
+                r.crater
+            );
+        }
+        other => bail!("unhandled export {other:?}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--export LIST` parsed (empty when not given).
+fn export_kinds(list: Option<&str>) -> Result<Vec<islagen::exports::ExportKind>> {
+    match list {
+        None => Ok(Vec::new()),
+        Some(list) => islagen::exports::ExportKind::parse_list(list)
+            .map_err(|e| anyhow::anyhow!("--export {list}: {e}")),
     }
 }
 
@@ -434,6 +578,7 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         config.map_size = size;
     }
     config.skip_roads |= args.skip_roads;
+    let kinds = export_kinds(args.export.as_deref())?;
     let seed = islagen::seed::resolve(config.world_seed);
     if config.world_seed == 0 {
         println!("==> Seed {seed} (randomized; pass --seed {seed} to regenerate this world)");
@@ -470,7 +615,16 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
     } else {
         pipeline::SidecarLayout::Beside
     };
-    let written = pipeline::export_with(&mut world, &args.out, layout, &progress)?;
+    let mut written = pipeline::export_with(&mut world, &args.out, layout, &progress)?;
+    if !kinds.is_empty() {
+        let stage = progress.stage("exports", 0);
+        let dir = islagen::exports::folder_of(&args.out, seed);
+        written.extend(
+            islagen::exports::write_set(&world.blueprint, &dir, &kinds)
+                .with_context(|| format!("writing the exports into {}", dir.display()))?,
+        );
+        stage.finish();
+    }
     let s = &world.stats;
     println!("==> Seed {} at MapSize {}", s.seed, s.map_size);
     println!(
@@ -819,6 +973,7 @@ fn run_sweep(cli: SweepCli, quiet: bool) -> Result<ExitCode> {
         config.map_size = size;
     }
     config.skip_roads |= a.skip_roads;
+    let exports = export_kinds(a.export.as_deref())?;
     if !a.no_memory_check {
         let cores = rayon::current_num_threads().max(1);
         let lanes = a
@@ -862,6 +1017,7 @@ fn run_sweep(cli: SweepCli, quiet: bool) -> Result<ExitCode> {
         seeds,
         jobs: a.jobs,
         out: out.clone(),
+        exports,
     };
     let report = sweep::run(&plan, &|_| bar.inc(1))?;
     bar.finish_and_clear();

@@ -66,6 +66,9 @@ pub enum SweepError {
     /// A seed's files could not be written.
     #[error(transparent)]
     Export(#[from] pipeline::ExportError),
+    /// A seed's exports for engines and GIS could not be written.
+    #[error(transparent)]
+    Exports(#[from] crate::exports::ExportError),
 }
 
 /// What is wrong with part of a seed list.
@@ -320,6 +323,8 @@ pub struct SweepPlan {
     pub jobs: Option<usize>,
     /// The sweep folder.
     pub out: PathBuf,
+    /// Exports written for every seed into `Map_Seed_<seed>_exports/` (empty: none).
+    pub exports: Vec<crate::exports::ExportKind>,
 }
 
 /// What a sweep did.
@@ -399,12 +404,22 @@ pub fn downsample(image: &Image, side: usize) -> Image {
 }
 
 /// Runs one seed to completion: outputs, record, thumbnail.
-fn run_seed(config: &Config, seed: i32, dir: &Path) -> Result<()> {
+fn run_seed(
+    config: &Config,
+    seed: i32,
+    dir: &Path,
+    exports: &[crate::exports::ExportKind],
+) -> Result<()> {
     let mut config = config.clone();
     config.world_seed = seed;
     let progress = Progress::hidden();
     let mut world = pipeline::generate(&config, seed, &progress)?;
     let written = pipeline::export(&mut world, dir, &progress)?;
+    crate::exports::write_set(
+        &world.blueprint,
+        &crate::exports::folder_of(dir, seed),
+        exports,
+    )?;
     let record = SeedRecord::new(&world, &progress.timings(), &written);
     let thumb = thumb_path(dir, seed);
     render::write_png(&thumb, &thumbnail(&world)).map_err(io_err("writing", &thumb))?;
@@ -444,7 +459,7 @@ pub fn run(plan: &SweepPlan, on_seed: &(dyn Fn(i32) + Sync)) -> Result<SweepRepo
         .flat_map_iter(|lane| {
             let mut failed = Vec::new();
             for &seed in todo.iter().skip(lane).step_by(jobs) {
-                if let Err(e) = run_seed(&plan.config, seed, dir) {
+                if let Err(e) = run_seed(&plan.config, seed, dir, &plan.exports) {
                     let e = with_causes(&e);
                     tracing::error!("seed {seed} failed: {e}");
                     failed.push((seed, e));
