@@ -753,3 +753,189 @@ fn a_map_too_large_for_the_memory_stops_before_generating() {
     );
     assert!(!sweep_dir.join("sweep.csv").exists());
 }
+
+/// Issue 19: `export heightmap | splat | geojson` from a world file, the sidecar printed as JSON
+/// and written beside the file; the same files from `--export` on a generation and on a sweep.
+#[test]
+fn exports_for_engines_and_gis_from_a_file_a_generation_and_a_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let gen = dir.path().join("gen");
+    let dat = small_world(&gen, "5", &["--export", "heightmap,splat,geojson"]);
+    let from = dat.to_str().unwrap();
+    let out = dir.path().join("x");
+    let png = out.join("h.png");
+    let o = islagen(&[
+        "export",
+        "heightmap",
+        "--from",
+        from,
+        "--format",
+        "png16",
+        "--out",
+        png.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let printed: serde_json::Value =
+        serde_json::from_slice(&o.stdout).expect("the sidecar as JSON");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("h.png.json")).unwrap()).unwrap();
+    assert_eq!(printed, written);
+    for key in [
+        "min_m",
+        "max_m",
+        "metres_per_unit",
+        "metres_per_pixel",
+        "sea_level_m",
+    ] {
+        assert!(printed[key].is_number(), "{key}");
+    }
+    for (format, file, extra) in [("r16", "h.r16", Some("257")), ("tiff", "h.tif", None)] {
+        let mut args = vec!["export", "heightmap", "--from", from, "--format", format];
+        let path = out.join(file);
+        args.extend(["--out", path.to_str().unwrap()]);
+        if let Some(n) = extra {
+            args.extend(["--resample", n]);
+        }
+        let o = islagen(&args);
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(path.exists() && out.join(format!("{file}.json")).exists());
+    }
+    assert_eq!(
+        std::fs::metadata(out.join("h.r16")).unwrap().len(),
+        257 * 257 * 2
+    );
+    let splat = out.join("splat");
+    let o = islagen(&[
+        "export",
+        "splat",
+        "--from",
+        from,
+        "--out",
+        splat.to_str().unwrap(),
+        "--blur",
+        "64",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    for f in [
+        "splat_0.png",
+        "splat_1.png",
+        "splat_2.png",
+        "water.png",
+        "roads.png",
+        "rivers.png",
+        "splat.json",
+    ] {
+        assert!(splat.join(f).exists(), "{f}");
+    }
+    let json = out.join("w.geojson");
+    let o = islagen(&[
+        "export",
+        "geojson",
+        "--from",
+        from,
+        "--out",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("water bodies"), "{}", text(&o));
+    // the generation's exports are the same bytes as the commands' with default options
+    let ex = gen.join("Map_Seed_5_exports");
+    assert_eq!(
+        std::fs::read(ex.join("height.png")).unwrap(),
+        std::fs::read(&png).unwrap()
+    );
+    assert_eq!(
+        std::fs::read(ex.join("world.geojson")).unwrap(),
+        std::fs::read(&json).unwrap()
+    );
+    assert!(ex.join("splat/splat_2.png").exists() && !ex.join("height.tif").exists());
+    // a sweep writes them for every seed
+    let sweep = dir.path().join("sweep");
+    let o = islagen(&[
+        "sweep",
+        "--seeds",
+        "3..4",
+        "--size",
+        "256",
+        "--skip-roads",
+        "--export",
+        "geojson",
+        "--out",
+        sweep.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    for seed in [3, 4] {
+        assert!(sweep
+            .join(format!("Map_Seed_{seed}_exports/world.geojson"))
+            .exists());
+    }
+    // an unknown export is named with the accepted ones, before any work
+    let o = islagen(&[
+        "--seed",
+        "5",
+        "--size",
+        "256",
+        "--export",
+        "obj",
+        "--out",
+        dir.path().join("no").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("\"obj\"") && text(&o).contains("geojson"),
+        "{}",
+        text(&o)
+    );
+    assert!(!dir.path().join("no").exists());
+}
+
+/// Issue 19: every export of an unreadable blueprint (truncated, garbage, missing) fails with a
+/// non-zero exit and a message naming the file and what is wrong, and writes nothing.
+#[test]
+fn exports_of_an_unreadable_blueprint_fail_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (v2, _) = fixture(dir.path());
+    let bytes = std::fs::read(&v2).unwrap();
+    let truncated = dir.path().join("truncated.dat");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 3]).unwrap();
+    let garbage = dir.path().join("garbage.dat");
+    std::fs::write(&garbage, b"this is not a blueprint at all, just text\n").unwrap();
+    let missing = dir.path().join("missing.dat");
+    let out = dir.path().join("out");
+    for bad in [&truncated, &garbage, &missing] {
+        let from = bad.to_str().unwrap();
+        for args in [
+            vec![
+                "export",
+                "heightmap",
+                "--from",
+                from,
+                "--format",
+                "tiff",
+                "--out",
+            ],
+            vec!["export", "splat", "--from", from, "--out"],
+            vec!["export", "geojson", "--from", from, "--out"],
+        ] {
+            let target = out.join("file");
+            let mut args = args.clone();
+            args.push(target.to_str().unwrap());
+            let o = islagen(&args);
+            let t = text(&o);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {t}");
+            assert!(t.contains("error: reading") && t.contains(from), "{t}");
+            assert!(!t.contains("panicked"), "{t}");
+            assert!(!out.exists(), "nothing written for {from}");
+        }
+    }
+    // what is wrong is said: the section and the byte offset where the file falls short
+    let o = islagen(&[
+        "export",
+        "geojson",
+        "--from",
+        truncated.to_str().unwrap(),
+        "--out",
+        out.join("x.geojson").to_str().unwrap(),
+    ]);
+    assert!(text(&o).contains("at byte"), "{}", text(&o));
+}

@@ -83,6 +83,9 @@ pub fn export(
     tolerance_m2: Option<f64>,
 ) -> Result<GeojsonReport, ExportError> {
     let (collection, report) = collection(bp, tolerance_m2)?;
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(ExportError::io("creating", parent))?;
+    }
     crate::output::write_atomically(path, |w| {
         serde_json::to_writer(&mut *w, &collection).map_err(std::io::Error::other)?;
         w.write_all(b"\n")

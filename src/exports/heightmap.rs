@@ -81,10 +81,7 @@ pub struct HeightGrid {
 /// (bilinear, corner-aligned) when given.
 pub fn height_grid(bp: &Blueprint, resample: Option<usize>) -> Result<HeightGrid, ExportError> {
     let frame = Frame::of(bp)?;
-    let bad = bp.heights.iter().filter(|h| !h.is_finite()).count();
-    if bad > 0 {
-        return Err(Unsupported::NonFiniteHeights(bad as u64).into());
-    }
+    raw_range(bp)?;
     let sea = SeaLevel::of(bp);
     let s = frame.side;
     let native = rows(s, s, |x, y| sea.metres(bp.heights[[x, y]]));
@@ -108,6 +105,18 @@ pub fn height_grid(bp: &Blueprint, resample: Option<usize>) -> Result<HeightGrid
             })
         }
     }
+}
+
+/// The lowest and highest raw heights of `bp`; an error if any is NaN or infinite.
+fn raw_range(bp: &Blueprint) -> Result<(f32, f32), ExportError> {
+    let (lo, hi, bad) = match bp.heights.as_slice() {
+        Some(h) => range(h),
+        None => range(&bp.heights.iter().copied().collect::<Vec<f32>>()),
+    };
+    if bad > 0 {
+        return Err(Unsupported::NonFiniteHeights(bad).into());
+    }
+    Ok((lo, hi))
 }
 
 /// Resamples a row-major `side × side` grid to `n × n`, bilinear and corner-aligned: output
@@ -142,56 +151,72 @@ pub fn resample_bilinear(src: &[f32], side: usize, n: usize) -> Vec<f32> {
     out
 }
 
-/// 16-bit samples and the metres they span.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Quantised {
-    /// Row-major samples.
-    pub values: Vec<u16>,
+/// The mapping of metres onto 0 ..= 65 535: `round((m − min) / (max − min) × 65 535)`, in f64.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Quantiser {
     /// Metres of value 0.
     pub min_m: f64,
     /// Metres of value 65 535.
     pub max_m: f64,
+    per_metre: f64,
 }
 
-impl Quantised {
+impl Quantiser {
+    /// The mapping of `[min_m, max_m]` onto the full 16-bit range (all zeros when they agree).
+    pub fn new(min_m: f64, max_m: f64) -> Quantiser {
+        let span = max_m - min_m;
+        Quantiser {
+            min_m,
+            max_m,
+            per_metre: if span > 0.0 {
+                f64::from(u16::MAX) / span
+            } else {
+                0.0
+            },
+        }
+    }
+
+    /// The value of `m` metres.
+    #[inline]
+    pub fn value(&self, m: f32) -> u16 {
+        ((f64::from(m) - self.min_m) * self.per_metre)
+            .round()
+            .clamp(0.0, 65_535.0) as u16
+    }
+
     /// Metres per unit: `(max − min) / 65 535` (0 on a flat map).
     pub fn metres_per_unit(&self) -> f64 {
         (self.max_m - self.min_m) / f64::from(u16::MAX)
     }
 }
 
-/// Spreads `metres` over 0 ..= 65 535: `round((m − min) / (max − min) × 65 535)`, in f64.
-pub fn quantise(metres: &[f32]) -> Quantised {
-    let (min, max) = metres
+/// The lowest and highest of `values` and how many are not finite, in parallel.
+fn range(values: &[f32]) -> (f32, f32, u64) {
+    values
         .par_iter()
         .fold(
-            || (f32::INFINITY, f32::NEG_INFINITY),
-            |(lo, hi), &m| (lo.min(m), hi.max(m)),
+            || (f32::INFINITY, f32::NEG_INFINITY, 0u64),
+            |(lo, hi, bad), &v| {
+                if v.is_finite() {
+                    (lo.min(v), hi.max(v), bad)
+                } else {
+                    (lo, hi, bad + 1)
+                }
+            },
         )
         .reduce(
-            || (f32::INFINITY, f32::NEG_INFINITY),
-            |a, b| (a.0.min(b.0), a.1.max(b.1)),
-        );
-    let (min_m, max_m) = if metres.is_empty() {
-        (0.0, 0.0)
-    } else {
-        (f64::from(min), f64::from(max))
-    };
-    let span = max_m - min_m;
-    let k = if span > 0.0 {
-        f64::from(u16::MAX) / span
-    } else {
-        0.0
-    };
-    let values = metres
-        .par_iter()
-        .map(|&m| ((f64::from(m) - min_m) * k).round().clamp(0.0, 65_535.0) as u16)
-        .collect();
-    Quantised {
-        values,
-        min_m,
-        max_m,
+            || (f32::INFINITY, f32::NEG_INFINITY, 0),
+            |a, b| (a.0.min(b.0), a.1.max(b.1), a.2 + b.2),
+        )
+}
+
+/// The quantiser spanning `metres` (the file's own range).
+pub fn quantiser(metres: &[f32]) -> Quantiser {
+    let (lo, hi, _) = range(metres);
+    if lo > hi {
+        return Quantiser::new(0.0, 0.0);
     }
+    Quantiser::new(f64::from(lo), f64::from(hi))
 }
 
 /// Engine settings that give an import the world's true scale.
@@ -282,41 +307,82 @@ pub fn export(
     format: HeightFormat,
     resample: Option<usize>,
 ) -> Result<Sidecar, ExportError> {
-    let grid = height_grid(bp, resample)?;
     let sea = SeaLevel::of(bp);
-    let n = grid.side;
+    let frame = Frame::of(bp)?;
     let file = path
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let (min_m, max_m, mpu, at_sea) = match format {
-        HeightFormat::Png16 | HeightFormat::R16 => {
-            let q = quantise(&grid.metres);
-            let mpu = q.metres_per_unit();
-            let at_sea = if mpu > 0.0 { -q.min_m / mpu } else { 0.0 };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(ExportError::io("creating", parent))?;
+    }
+    // At the map's own size the samples are made straight from the [x, y] grid in file order;
+    // resampled, from the north-first metre grid.
+    let (n, spacing_m, first_sample_m, q) = match resample {
+        None => {
+            let (lo, hi) = raw_range(bp)?;
+            let q = Quantiser::new(f64::from(sea.metres(lo)), f64::from(sea.metres(hi)));
+            let s = frame.side;
+            let at = |x: usize, y: usize| sea.metres(bp.heights[[x, y]]);
             match format {
-                HeightFormat::Png16 => write_png16(path, n, &q.values),
-                _ => write_r16(path, n, &q.values),
+                HeightFormat::Png16 => {
+                    write_png16(path, s, &rows(s, s, |x, y| q.value(at(x, y)).to_be_bytes()))
+                }
+                HeightFormat::R16 => write_r16(
+                    path,
+                    &rows(s, s, |x, k| q.value(at(x, s - 1 - k)).to_le_bytes()),
+                ),
+                HeightFormat::Tiff => write_tiff(
+                    path,
+                    &HeightGrid {
+                        side: s,
+                        metres: rows(s, s, at),
+                        spacing_m: frame.metres_per_px,
+                        first_sample_m: frame.metres(0.5, 0.5),
+                    },
+                ),
             }
             .map_err(ExportError::io("writing", path))?;
-            (q.min_m, q.max_m, mpu, at_sea)
+            (s, frame.metres_per_px, frame.metres(0.5, 0.5), q)
         }
-        HeightFormat::Tiff => {
-            write_tiff(path, &grid).map_err(ExportError::io("writing", path))?;
-            let (lo, hi) = grid
-                .metres
-                .iter()
-                .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &m| {
-                    (lo.min(m), hi.max(m))
-                });
-            (f64::from(lo), f64::from(hi), 1.0, 0.0)
+        Some(_) => {
+            let grid = height_grid(bp, resample)?;
+            let (n, q) = (grid.side, quantiser(&grid.metres));
+            match format {
+                HeightFormat::Png16 => write_png16(
+                    path,
+                    n,
+                    &grid
+                        .metres
+                        .par_iter()
+                        .map(|&m| q.value(m).to_be_bytes())
+                        .collect::<Vec<_>>(),
+                ),
+                HeightFormat::R16 => write_r16(
+                    path,
+                    &rows(n, n, |i, k| {
+                        q.value(grid.metres[(n - 1 - k) * n + i]).to_le_bytes()
+                    }),
+                ),
+                HeightFormat::Tiff => write_tiff(path, &grid),
+            }
+            .map_err(ExportError::io("writing", path))?;
+            (n, grid.spacing_m, grid.first_sample_m, q)
+        }
+    };
+    let (min_m, max_m) = (q.min_m, q.max_m);
+    let (mpu, at_sea) = match format {
+        HeightFormat::Tiff => (1.0, 0.0),
+        _ => {
+            let mpu = q.metres_per_unit();
+            (mpu, if mpu > 0.0 { -q.min_m / mpu } else { 0.0 })
         }
     };
     let engine = (format != HeightFormat::Tiff).then(|| EngineHints {
         unity_terrain_height_m: max_m - min_m,
-        unity_terrain_size_m: grid.spacing_m * (n - 1) as f64,
+        unity_terrain_size_m: spacing_m * (n - 1) as f64,
         unreal_z_scale: mpu * 12_800.0,
-        unreal_xy_scale: grid.spacing_m * 100.0,
+        unreal_xy_scale: spacing_m * 100.0,
         unreal_sea_level_z_cm: (at_sea - 32_768.0) * mpu * 100.0,
     });
     let sidecar = Sidecar {
@@ -350,10 +416,10 @@ pub fn export(
         sea_level_raw: sea.raw,
         sea_level_source: sea.source,
         metres_per_raw: METRES_PER_RAW,
-        metres_per_pixel: grid.spacing_m,
+        metres_per_pixel: spacing_m,
         source_map_size: bp.side(),
         resample: resample.map(|_| "bilinear, corner-aligned"),
-        first_sample_m: grid.first_sample_m,
+        first_sample_m,
         engine,
     };
     let json = serde_json::to_vec_pretty(&sidecar).map_err(std::io::Error::other);
@@ -363,11 +429,7 @@ pub fn export(
     Ok(sidecar)
 }
 
-fn write_png16(path: &Path, n: usize, values: &[u16]) -> std::io::Result<()> {
-    let bytes: Vec<u8> = values
-        .par_iter()
-        .flat_map_iter(|v| v.to_be_bytes())
-        .collect();
+fn write_png16(path: &Path, n: usize, samples: &[[u8; 2]]) -> std::io::Result<()> {
     let side = u32::try_from(n).map_err(std::io::Error::other)?;
     crate::output::write_atomically(path, |w: &mut BufWriter<&mut File>| {
         let mut enc = png::Encoder::new(w, side, side);
@@ -376,25 +438,15 @@ fn write_png16(path: &Path, n: usize, values: &[u16]) -> std::io::Result<()> {
         enc.set_compression(png::Compression::Fast);
         let mut writer = enc.write_header().map_err(std::io::Error::other)?;
         writer
-            .write_image_data(&bytes)
+            .write_image_data(samples.as_flattened())
             .map_err(std::io::Error::other)?;
         writer.finish().map_err(std::io::Error::other)
     })
 }
 
-fn write_r16(path: &Path, n: usize, values: &[u16]) -> std::io::Result<()> {
-    // Rows south first: file row k is grid row n − 1 − k.
-    let mut bytes = vec![0u8; values.len() * 2];
-    bytes
-        .par_chunks_mut(n * 2)
-        .enumerate()
-        .for_each(|(k, row)| {
-            let src = &values[(n - 1 - k) * n..][..n];
-            for (o, v) in row.chunks_exact_mut(2).zip(src) {
-                o.copy_from_slice(&v.to_le_bytes());
-            }
-        });
-    crate::output::write_atomically(path, |w| w.write_all(&bytes))
+/// Writes samples already in file order (rows south first, little-endian).
+fn write_r16(path: &Path, samples: &[[u8; 2]]) -> std::io::Result<()> {
+    crate::output::write_atomically(path, |w| w.write_all(samples.as_flattened()))
 }
 
 /// GeoKey ids (GeoTIFF 1.1, OGC 19-008r4).
@@ -496,16 +548,16 @@ mod tests {
     #[test]
     fn quantising_spans_the_whole_range_within_half_a_step() {
         let m = [-12.5f32, 0.0, 3.25, 420.0];
-        let q = quantise(&m);
-        assert_eq!(q.values[0], 0);
-        assert_eq!(q.values[3], u16::MAX);
-        for (v, m) in q.values.iter().zip(m) {
-            let back = q.min_m + f64::from(*v) * q.metres_per_unit();
+        let q = quantiser(&m);
+        assert_eq!(q.value(m[0]), 0);
+        assert_eq!(q.value(m[3]), u16::MAX);
+        for m in m {
+            let back = q.min_m + f64::from(q.value(m)) * q.metres_per_unit();
             assert!((back - f64::from(m)).abs() <= q.metres_per_unit() / 2.0 + 1e-9);
         }
         // a flat map quantises to zeros and a zero step
-        let flat = quantise(&[5.0; 4]);
-        assert_eq!(flat.values, vec![0; 4]);
+        let flat = quantiser(&[5.0; 4]);
+        assert_eq!(flat.value(5.0), 0);
         assert_eq!(flat.metres_per_unit(), 0.0);
     }
 
