@@ -1,0 +1,353 @@
+//! The road search on the full-resolution grid: the per-cell cost, the per-thread search state,
+//! and one exact A* core that every road uses.
+//!
+//! **Cost.** One node per pixel, 8-connected (diagonal steps √2 long). Entering a cell costs its
+//! step length × (1 + e³ × 400), e = the cell's height above sea as a fraction of the 420 m cap;
+//! ocean, lakes and the crater are solid; a river pixel is a bridge at [`BRIDGE_COST`]. No cell
+//! costs less than 1 per unit length, so any path is at least as costly as its octile length —
+//! which is what makes every heuristic here a lower bound.
+//!
+//! **Search.** [`search`] is A* with a caller's consistent lower bound `h` (the octile distance
+//! to a goal cell, or a [`super::field::DistanceField`] to a set of cells; zero makes it
+//! Dijkstra) and an optional strict cost bound: only paths cheaper than the bound are searched,
+//! so a question like "is the new road cheaper to reach than the join I already have?" costs
+//! only the cells that could answer yes. With a consistent `h` the first goal popped is optimal.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use ndarray::Array2;
+use rayon::prelude::*;
+
+use crate::grid::bits::Bits;
+use crate::stages::crater::Crater;
+use crate::stages::sea::{SeaLevel, Water};
+use crate::units::{HEIGHT_CAP_M as CAP_M, METRES_PER_RAW};
+
+/// The cost of entering a river pixel, per step length (an ordinary lowland pixel costs 1): a
+/// one-pixel crossing is worth a 60-pixel detour.
+pub const BRIDGE_COST: f32 = 60.0;
+
+/// The 8 neighbours: (dx, dy, length).
+const STEPS: [(isize, isize, f32); 8] = [
+    (-1, -1, std::f32::consts::SQRT_2),
+    (-1, 0, 1.0),
+    (-1, 1, std::f32::consts::SQRT_2),
+    (0, -1, 1.0),
+    (0, 1, 1.0),
+    (1, -1, std::f32::consts::SQRT_2),
+    (1, 0, 1.0),
+    (1, 1, std::f32::consts::SQRT_2),
+];
+
+/// The per-cell cost grid of a map.
+pub struct CostGrid {
+    pub(super) n: usize,
+    cost: Vec<f32>,
+    /// River pixels made bridges.
+    bridged: Option<Bits>,
+}
+
+impl CostGrid {
+    /// The cost grid of rendered `heights`: solid where `water` is not dry or within the crater.
+    pub fn new(
+        heights: &Array2<f32>,
+        water: &Array2<Water>,
+        sea: &SeaLevel,
+        crater: &Crater,
+    ) -> CostGrid {
+        let n = heights.dim().0;
+        let mut cost = vec![0.0f32; n * n];
+        cost.par_chunks_mut(n).enumerate().for_each(|(x, column)| {
+            for (y, c) in column.iter_mut().enumerate() {
+                *c = if water[[x, y]] != Water::Dry || crater.distance(x, y) < crater.radius_px {
+                    f32::INFINITY
+                } else {
+                    let e =
+                        ((heights[[x, y]] - sea.at(y)) * METRES_PER_RAW / CAP_M).clamp(0.0, 1.0);
+                    1.0 + e * e * e * 400.0
+                };
+            }
+        });
+        CostGrid {
+            n,
+            cost,
+            bridged: None,
+        }
+    }
+
+    /// Makes river pixels (`x * n + y`) bridges: passable at [`BRIDGE_COST`] (unless solid).
+    pub fn bridge(&mut self, river_pixels: impl IntoIterator<Item = u32>) {
+        let bridged = self
+            .bridged
+            .get_or_insert_with(|| Bits::new(self.n * self.n));
+        for i in river_pixels {
+            let c = &mut self.cost[i as usize];
+            if c.is_finite() {
+                *c = c.max(BRIDGE_COST);
+                bridged.set(i as usize);
+            }
+        }
+    }
+
+    /// Whether cell `i` is a bridge (a river pixel).
+    #[inline]
+    pub fn is_bridge(&self, i: usize) -> bool {
+        self.bridged.as_ref().is_some_and(|b| b.get(i))
+    }
+
+    /// The bridges along `cells`: each run of consecutive river cells is one, with its length
+    /// in cells.
+    pub fn bridges(&self, cells: &[u32]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut run = 0;
+        for &c in cells {
+            if self.is_bridge(c as usize) {
+                run += 1;
+            } else if run > 0 {
+                out.push(run);
+                run = 0;
+            }
+        }
+        if run > 0 {
+            out.push(run);
+        }
+        out
+    }
+
+    /// Pixels per side.
+    pub fn side(&self) -> usize {
+        self.n
+    }
+
+    /// The cost of entering cell `i` (x * n + y); infinite when solid.
+    #[inline]
+    pub fn cost(&self, i: usize) -> f32 {
+        self.cost[i]
+    }
+
+    /// Whether cell (x, y) is solid.
+    #[inline]
+    pub fn solid(&self, x: usize, y: usize) -> bool {
+        self.cost[x * self.n + y].is_infinite()
+    }
+
+    /// The cost of walking `cells` in order (each step: its length × the entered cell's cost).
+    pub fn path_cost(&self, cells: &[u32]) -> f64 {
+        cells
+            .windows(2)
+            .map(|w| {
+                let (a, b) = (w[0] as usize, w[1] as usize);
+                let diagonal = a / self.n != b / self.n && a % self.n != b % self.n;
+                let len = if diagonal {
+                    std::f64::consts::SQRT_2
+                } else {
+                    1.0
+                };
+                len * f64::from(self.cost(b))
+            })
+            .sum()
+    }
+}
+
+/// Reusable search state for one thread: g-scores and parents stamped with a search number, so
+/// nothing is cleared between searches.
+pub struct Scratch {
+    g: Vec<f32>,
+    parent: Vec<u32>,
+    stamp: Vec<u32>,
+    closed: Vec<u32>,
+    epoch: u32,
+    /// Nodes expanded by the last search.
+    pub expanded: u64,
+}
+
+impl Scratch {
+    /// Scratch for a map of `n` × `n`.
+    pub fn new(n: usize) -> Scratch {
+        Scratch {
+            g: vec![0.0; n * n],
+            parent: vec![0; n * n],
+            stamp: vec![0; n * n],
+            closed: vec![0; n * n],
+            epoch: 0,
+            expanded: 0,
+        }
+    }
+
+    fn begin(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.fill(0);
+            self.closed.fill(0);
+            self.epoch = 1;
+        }
+        self.expanded = 0;
+    }
+
+    #[inline]
+    fn g(&self, i: usize) -> f32 {
+        if self.stamp[i] == self.epoch {
+            self.g[i]
+        } else {
+            f32::INFINITY
+        }
+    }
+
+    fn path_to(&self, mut i: u32, start: u32) -> Vec<u32> {
+        let mut cells = vec![i];
+        while i != start {
+            i = self.parent[i as usize];
+            cells.push(i);
+        }
+        cells.reverse();
+        cells
+    }
+}
+
+/// One [`Scratch`] per worker thread (and one for the caller), made on first use: parallel
+/// searches borrow their thread's, so a batch holds at most threads + 1 scratches however
+/// many jobs rayon splits it into (a scratch is 16 bytes a cell). A search never calls into
+/// rayon while it holds one, so a thread cannot want its own slot twice.
+pub struct ScratchPool {
+    n: usize,
+    slots: Vec<std::sync::Mutex<Option<Scratch>>>,
+}
+
+impl ScratchPool {
+    /// A pool for an `n` × `n` map on the current rayon pool.
+    pub fn new(n: usize) -> ScratchPool {
+        let slots = (0..=rayon::current_num_threads())
+            .map(|_| std::sync::Mutex::new(None))
+            .collect();
+        ScratchPool { n, slots }
+    }
+
+    /// Runs `search` with this thread's scratch.
+    pub fn with<R>(&self, search: impl FnOnce(&mut Scratch) -> R) -> R {
+        let last = self.slots.len() - 1;
+        let i = rayon::current_thread_index().map_or(last, |i| i.min(last));
+        let mut slot = self.slots[i]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        search(slot.get_or_insert_with(|| Scratch::new(self.n)))
+    }
+
+    /// Scratches made so far (at most threads + 1).
+    pub fn made(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|s| s.lock().map(|s| s.is_some()).unwrap_or(true))
+            .count()
+    }
+}
+
+/// A total order on non-negative f32 keys.
+#[inline]
+fn key(f: f32) -> u64 {
+    u64::from(f.to_bits())
+}
+
+/// The octile length of a (dx, dy) offset: the shortest 8-connected walk, a lower bound of any
+/// path's cost over it.
+#[inline]
+pub fn octile_xy(dx: usize, dy: usize) -> f32 {
+    let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
+    hi as f32 + (std::f32::consts::SQRT_2 - 1.0) * lo as f32
+}
+
+/// A search's result: the cells from start to goal, and the path's cost.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// Cells `x * n + y`, start first.
+    pub cells: Vec<u32>,
+    /// Cost on the grid.
+    pub cost: f32,
+}
+
+/// Exact A* from `start` to `goal`.
+pub fn astar(grid: &CostGrid, s: &mut Scratch, start: u32, goal: u32) -> Option<Found> {
+    let n = grid.n;
+    let (gx, gy) = (goal as usize / n, goal as usize % n);
+    search(
+        grid,
+        s,
+        start,
+        |i| i == goal as usize,
+        |x, y| octile_xy(x.abs_diff(gx), y.abs_diff(gy)),
+        f32::INFINITY,
+    )
+}
+
+/// Exact Dijkstra from `start` to the nearest cell (by path cost) where `target` holds.
+pub fn nearest(
+    grid: &CostGrid,
+    s: &mut Scratch,
+    start: u32,
+    target: impl Fn(usize) -> bool,
+) -> Option<Found> {
+    search(grid, s, start, target, |_, _| 0.0, f32::INFINITY)
+}
+
+/// Exact A* from `start` to the first cell where `is_goal` holds, ordered by g + `h(x, y)`;
+/// `h` must be a consistent lower bound of the cost from (x, y) to a goal (zero at goals). Only
+/// paths cheaper than `bound` are searched: `None` when there is none (or no path at all).
+pub fn search(
+    grid: &CostGrid,
+    s: &mut Scratch,
+    start: u32,
+    is_goal: impl Fn(usize) -> bool,
+    h: impl Fn(usize, usize) -> f32,
+    bound: f32,
+) -> Option<Found> {
+    let n = grid.n;
+    s.begin();
+    let (sx, sy) = (start as usize / n, start as usize % n);
+    let f0 = h(sx, sy);
+    if grid.cost(start as usize).is_infinite() || f0 >= bound {
+        return None;
+    }
+    let mut open: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
+    s.stamp[start as usize] = s.epoch;
+    s.g[start as usize] = 0.0;
+    open.push(Reverse((key(f0), start)));
+    while let Some(Reverse((_, c))) = open.pop() {
+        let ci = c as usize;
+        if s.closed[ci] == s.epoch {
+            continue;
+        }
+        s.closed[ci] = s.epoch;
+        s.expanded += 1;
+        let gc = s.g[ci];
+        if is_goal(ci) {
+            return Some(Found {
+                cells: s.path_to(c, start),
+                cost: gc,
+            });
+        }
+        let (cx, cy) = (ci / n, ci % n);
+        for (dx, dy, len) in STEPS {
+            let (nx, ny) = (cx.wrapping_add_signed(dx), cy.wrapping_add_signed(dy));
+            if nx >= n || ny >= n {
+                continue;
+            }
+            let ni = nx * n + ny;
+            let step = grid.cost(ni);
+            if step.is_infinite() || s.closed[ni] == s.epoch {
+                continue;
+            }
+            let g = gc + len * step;
+            if g < s.g(ni) {
+                let f = g + h(nx, ny);
+                if f >= bound {
+                    continue;
+                }
+                s.stamp[ni] = s.epoch;
+                s.g[ni] = g;
+                s.parent[ni] = c;
+                open.push(Reverse((key(f), ni as u32)));
+            }
+        }
+    }
+    None
+}
