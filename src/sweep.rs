@@ -42,6 +42,14 @@ pub enum SweepError {
         /// The shard as given.
         spec: String,
     },
+    /// A finished seed's blueprint could not be read back (to add exports to it).
+    #[error("reading {path}")]
+    Blueprint {
+        /// The blueprint.
+        path: PathBuf,
+        /// The cause.
+        source: crate::blueprint::ReadError,
+    },
     /// A file or folder could not be read or written.
     #[error("{action} {path}")]
     Io {
@@ -431,6 +439,24 @@ fn run_seed(
     Ok(())
 }
 
+/// Writes the exports of a seed already done from its blueprint on disk.
+fn export_done(
+    dir: &Path,
+    seed: i32,
+    into: &Path,
+    kinds: &[crate::exports::ExportKind],
+) -> Result<()> {
+    let path = dir.join(pipeline::OutputNames::of(seed).v2);
+    let bp = crate::blueprint::read_file(&path)
+        .map_err(|source| SweepError::Blueprint {
+            path: path.clone(),
+            source,
+        })?
+        .blueprint;
+    crate::exports::write_set(&bp, into, kinds)?;
+    Ok(())
+}
+
 /// Runs a sweep. `on_seed` is called after every seed, done or skipped.
 pub fn run(plan: &SweepPlan, on_seed: &(dyn Fn(i32) + Sync)) -> Result<SweepReport> {
     let dir = &plan.out;
@@ -440,7 +466,17 @@ pub fn run(plan: &SweepPlan, on_seed: &(dyn Fn(i32) + Sync)) -> Result<SweepRepo
         crate::output::remove_stale_temps(&sub).map_err(io_err("cleaning", &sub))?;
     }
     let (done, todo): (Vec<i32>, Vec<i32>) = plan.seeds.iter().partition(|&&s| is_done(dir, s));
+    let mut failures_done = Vec::new();
     for s in &done {
+        // a rerun that asks for exports adds them to the seeds already done, from their blueprint
+        let exports = crate::exports::folder_of(dir, *s);
+        if !plan.exports.is_empty() && !exports.exists() {
+            if let Err(e) = export_done(dir, *s, &exports, &plan.exports) {
+                let e = with_causes(&e);
+                tracing::error!("seed {s} failed: {e}");
+                failures_done.push((*s, e));
+            }
+        }
         on_seed(*s);
     }
     let cores = rayon::current_num_threads().max(1);
@@ -469,9 +505,11 @@ pub fn run(plan: &SweepPlan, on_seed: &(dyn Fn(i32) + Sync)) -> Result<SweepRepo
             failed
         })
         .collect();
+    let generated = todo.len() - failures.len();
+    let failures: Vec<(i32, String)> = failures_done.into_iter().chain(failures).collect();
     let rows = write_tables(std::slice::from_ref(dir), dir)?;
     Ok(SweepReport {
-        generated: todo.len() - failures.len(),
+        generated,
         skipped: done.len(),
         failed: failures,
         rows,

@@ -869,6 +869,27 @@ fn exports_for_engines_and_gis_from_a_file_a_generation_and_a_sweep() {
             .join(format!("Map_Seed_{seed}_exports/world.geojson"))
             .exists());
     }
+    // a rerun that asks for more exports adds them to the seeds already done
+    std::fs::remove_dir_all(sweep.join("Map_Seed_3_exports")).unwrap();
+    let o = islagen(&[
+        "sweep",
+        "--seeds",
+        "3..4",
+        "--size",
+        "256",
+        "--skip-roads",
+        "--export",
+        "r16",
+        "--out",
+        sweep.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("0 seeds generated, 2 already done"),
+        "{}",
+        text(&o)
+    );
+    assert!(sweep.join("Map_Seed_3_exports/height.r16").exists());
     // an unknown export is named with the accepted ones, before any work
     let o = islagen(&[
         "--seed",

@@ -645,4 +645,17 @@ fn gdal_opens_the_geotiff_and_the_geojson_when_installed() {
     let total = r.towns + r.roads + r.rivers + r.water_bodies + r.crater;
     assert!(text.contains(&format!("Feature Count: {total}")), "{text}");
     assert!(text.contains("metre"), "the CRS reaches OGR: {text}");
+    // GEOS agrees every geometry is valid (where OGR's SQLite dialect has Spatialite)
+    let o = std::process::Command::new("ogrinfo")
+        .args(["-ro", "-dialect", "sqlite", "-sql"])
+        .arg("select count(*) as invalid from w where not st_isvalid(geometry)")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    if o.status.success() && text.contains("invalid (Integer)") {
+        assert!(text.contains("invalid (Integer) = 0"), "{text}");
+    } else {
+        println!("skipped the validity query: no Spatialite in this GDAL");
+    }
 }

@@ -6,8 +6,9 @@
 //!   16-bit little-endian `.r16` (Unity terrain), float32 GeoTIFF (GDAL, QGIS), each with a JSON
 //!   sidecar mapping the file's values to metres; optional bilinear resampling to 2ⁿ + 1 sizes.
 //! - [`splat`]: the biomes as weight maps packed four to an RGBA PNG (Unity terrain layers'
-//!   splat/alpha maps; Godot's RGBA splat-map convention, which Terrain3D's importer and HTerrain
-//!   take), water, road and river masks, and a JSON legend.
+//!   splat/alpha maps; the RGBA splat maps of Godot terrain plugins such as HTerrain, and the
+//!   input from which a Terrain3D control map is made), water, road and river masks, and a
+//!   JSON legend.
 //! - [`geojson`]: towns, roads, rivers, water bodies and the crater as GeoJSON in metres.
 //!
 //! # Orientation, one rule for every file

@@ -9,8 +9,10 @@
 //!   snow, crater, dirt and an unused alpha (always 0). This is the layout of Unity's terrain
 //!   alphamaps (SplatAlpha *k* holds terrain layers 4k … 4k + 3 in RGBA: add the eleven layers
 //!   in this order and import the PNGs as the splatmaps) and of the RGBA splat maps Godot
-//!   terrain plugins take (HTerrain's splatmap, Terrain3D's importer reading an RGBA "control"
-//!   image, four textures a map).
+//!   terrain plugins take (HTerrain's splatmap: four texture weights a map). Godot Terrain3D's
+//!   own control map is not a weight image but an encoded one (a base and an overlay texture
+//!   id and a blend per pixel); for it these weights are the input of a conversion — the two
+//!   strongest layers of a pixel as base and overlay, their ratio as the blend.
 //! - `water.png`, `roads.png`, `rivers.png`: 8-bit grayscale masks, 255 inside, 0 outside.
 //!   Water is every WBID water pixel (BIOM Ocean/Lake without water sections); rivers are the
 //!   WBID pixels of WBTB river reaches; roads are the RDHW/RDBR/RDRG/RDTL polylines painted at
