@@ -150,14 +150,26 @@ impl CostGrid {
     }
 }
 
-/// Reusable search state for one thread: g-scores and parents stamped with a search number, so
-/// nothing is cleared between searches.
+/// The side of a scratch page, cells (64 × 64 cells a page).
+const PAGE_SHIFT: usize = 6;
+const PAGE_MASK: usize = (1 << PAGE_SHIFT) - 1;
+const PAGE_CELLS: usize = 1 << (2 * PAGE_SHIFT);
+/// The bit of a parent entry that marks its cell closed (cell indices stay below 2³⁰).
+const CLOSED: u32 = 1 << 31;
+
+/// Reusable search state for one thread, in 64 × 64-cell pages made on first touch: a search
+/// holds only the pages it reaches (8 bytes a cell: g-score, parent and a closed bit), and
+/// hands them back for the next search to reuse, so memory follows the largest single search
+/// rather than the map or the union of every search.
 pub struct Scratch {
+    n: usize,
+    pages_per_side: usize,
+    /// Page id → its slot + 1 in the pool, 0 when the current search has not touched it.
+    table: Vec<u32>,
+    /// The pages the current search touched.
+    used: Vec<u32>,
     g: Vec<f32>,
     parent: Vec<u32>,
-    stamp: Vec<u32>,
-    closed: Vec<u32>,
-    epoch: u32,
     /// Nodes expanded by the last search.
     pub expanded: u64,
 }
@@ -165,39 +177,69 @@ pub struct Scratch {
 impl Scratch {
     /// Scratch for a map of `n` × `n`.
     pub fn new(n: usize) -> Scratch {
+        let pages_per_side = n.div_ceil(1 << PAGE_SHIFT);
         Scratch {
-            g: vec![0.0; n * n],
-            parent: vec![0; n * n],
-            stamp: vec![0; n * n],
-            closed: vec![0; n * n],
-            epoch: 0,
+            n,
+            pages_per_side,
+            table: vec![0; pages_per_side * pages_per_side],
+            used: Vec::new(),
+            g: Vec::new(),
+            parent: Vec::new(),
             expanded: 0,
         }
     }
 
     fn begin(&mut self) {
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            self.stamp.fill(0);
-            self.closed.fill(0);
-            self.epoch = 1;
+        for &id in &self.used {
+            self.table[id as usize] = 0;
         }
+        self.used.clear();
         self.expanded = 0;
     }
 
     #[inline]
-    fn g(&self, i: usize) -> f32 {
-        if self.stamp[i] == self.epoch {
-            self.g[i]
-        } else {
-            f32::INFINITY
+    fn page(&self, x: usize, y: usize) -> usize {
+        (x >> PAGE_SHIFT) * self.pages_per_side + (y >> PAGE_SHIFT)
+    }
+
+    /// The pool index of cell (x, y), if the current search has touched its page.
+    #[inline]
+    fn find(&self, x: usize, y: usize) -> Option<usize> {
+        let slot = self.table[self.page(x, y)];
+        (slot != 0).then(|| {
+            ((slot - 1) as usize) * PAGE_CELLS + (((x & PAGE_MASK) << PAGE_SHIFT) | (y & PAGE_MASK))
+        })
+    }
+
+    /// The pool index of cell (x, y), its page made fresh (every g infinite, nothing closed)
+    /// if the current search has not touched it yet.
+    fn touch(&mut self, x: usize, y: usize) -> usize {
+        if let Some(k) = self.find(x, y) {
+            return k;
         }
+        let slot = self.used.len();
+        let range = slot * PAGE_CELLS..(slot + 1) * PAGE_CELLS;
+        if self.g.len() < range.end {
+            self.g.resize(range.end, f32::INFINITY);
+            self.parent.resize(range.end, 0);
+        } else {
+            self.g[range.clone()].fill(f32::INFINITY);
+            self.parent[range].fill(0);
+        }
+        let id = self.page(x, y);
+        self.table[id] = slot as u32 + 1;
+        self.used.push(id as u32);
+        self.find(x, y).expect("just made")
     }
 
     fn path_to(&self, mut i: u32, start: u32) -> Vec<u32> {
+        let n = self.n;
         let mut cells = vec![i];
         while i != start {
-            i = self.parent[i as usize];
+            let k = self
+                .find(i as usize / n, i as usize % n)
+                .expect("a path's cells were reached");
+            i = self.parent[k] & !CLOSED;
             cells.push(i);
         }
         cells.reverse();
@@ -207,7 +249,7 @@ impl Scratch {
 
 /// One [`Scratch`] per worker thread (and one for the caller), made on first use: parallel
 /// searches borrow their thread's, so a batch holds at most threads + 1 scratches however
-/// many jobs rayon splits it into (a scratch is 16 bytes a cell). A search never calls into
+/// many jobs rayon splits it into. A search never calls into
 /// rayon while it holds one, so a thread cannot want its own slot twice.
 pub struct ScratchPool {
     n: usize,
@@ -308,24 +350,24 @@ pub fn search(
         return None;
     }
     let mut open: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
-    s.stamp[start as usize] = s.epoch;
-    s.g[start as usize] = 0.0;
+    let k = s.touch(sx, sy);
+    (s.g[k], s.parent[k]) = (0.0, start);
     open.push(Reverse((key(f0), start)));
     while let Some(Reverse((_, c))) = open.pop() {
-        let ci = c as usize;
-        if s.closed[ci] == s.epoch {
+        let (cx, cy) = (c as usize / n, c as usize % n);
+        let kc = s.find(cx, cy).expect("a queued cell was reached");
+        if s.parent[kc] & CLOSED != 0 {
             continue;
         }
-        s.closed[ci] = s.epoch;
+        s.parent[kc] |= CLOSED;
         s.expanded += 1;
-        let gc = s.g[ci];
-        if is_goal(ci) {
+        let gc = s.g[kc];
+        if is_goal(c as usize) {
             return Some(Found {
                 cells: s.path_to(c, start),
                 cost: gc,
             });
         }
-        let (cx, cy) = (ci / n, ci % n);
         for (dx, dy, len) in STEPS {
             let (nx, ny) = (cx.wrapping_add_signed(dx), cy.wrapping_add_signed(dy));
             if nx >= n || ny >= n {
@@ -333,20 +375,23 @@ pub fn search(
             }
             let ni = nx * n + ny;
             let step = grid.cost(ni);
-            if step.is_infinite() || s.closed[ni] == s.epoch {
+            if step.is_infinite() {
                 continue;
             }
             let g = gc + len * step;
-            if g < s.g(ni) {
-                let f = g + h(nx, ny);
-                if f >= bound {
+            let found = s.find(nx, ny);
+            if let Some(k) = found {
+                if s.parent[k] & CLOSED != 0 || g >= s.g[k] {
                     continue;
                 }
-                s.stamp[ni] = s.epoch;
-                s.g[ni] = g;
-                s.parent[ni] = c;
-                open.push(Reverse((key(f), ni as u32)));
             }
+            let f = g + h(nx, ny);
+            if f >= bound {
+                continue;
+            }
+            let k = found.unwrap_or_else(|| s.touch(nx, ny));
+            (s.g[k], s.parent[k]) = (g, c);
+            open.push(Reverse((key(f), ni as u32)));
         }
     }
     None
