@@ -21,6 +21,7 @@ fn stages(c: &mut Criterion) {
         .config;
     config.map_size = SIZE;
     let mut world = pipeline::generate(&config, SEED, &Progress::hidden()).expect("world");
+    let classify = pipeline::classify_heights(&config, SEED);
     let mut group = c.benchmark_group("stages_512");
     group.sample_size(10);
     let params = TopographyParams {
@@ -37,7 +38,7 @@ fn stages(c: &mut Criterion) {
         b.iter(|| topography(&Shape::new(&params), &|| {}))
     });
     group.bench_function("water_classification", |b| {
-        b.iter(|| classify_water(&world.classify_heights, &world.sea))
+        b.iter(|| classify_water(&classify, &world.sea))
     });
     group.bench_function("water_bodies", |b| {
         b.iter(|| {

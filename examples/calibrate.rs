@@ -29,7 +29,8 @@ fn main() {
         let mut below = [0usize; 6];
         let mut land = 0usize;
         let mut max = f32::MIN;
-        for ((x, y), &z) in world.classify_heights.indexed_iter() {
+        let classify = pipeline::classify_heights(&config, seed);
+        for ((x, y), &z) in classify.indexed_iter() {
             if world.water[[x, y]] != Water::Dry
                 || world.crater.distance(x, y) < world.crater.radius_px
             {

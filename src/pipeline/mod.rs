@@ -64,8 +64,6 @@ pub enum GenerateError {
 pub struct World {
     /// The blueprint (provenance is stamped at export).
     pub blueprint: Blueprint,
-    /// The raw classify heights biomes and water were computed from (uncurved).
-    pub classify_heights: Array2<f32>,
     /// The water classification of the classify heights.
     pub water: Array2<Water>,
     /// The sea level in force.
@@ -157,7 +155,7 @@ pub struct WorldStats {
 /// Generates the world of `seed` (already resolved) under `config`.
 pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World, GenerateError> {
     let sea = params::sea(config);
-    let island = shape_island(config, seed, &sea, progress);
+    let mut island = shape_island(config, seed, &sea, progress);
     let water = timed(progress, "water", || classify_water(&island.raw, &sea));
     let mut relief = elevate(config, seed, &island, &sea, progress);
     let erosion = match config.erosion.enabled {
@@ -190,6 +188,8 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         stage.finish();
         map
     };
+    // The classify heights' last reader was the biomes: 4 bytes a pixel returned now.
+    island.raw = Array2::zeros((0, 0));
     let mut reach_ids = Vec::new();
     let bodies = timed(progress, "water bodies", || {
         let reaches = match &rivers {
@@ -256,7 +256,6 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
     };
     Ok(World {
         blueprint,
-        classify_heights: island.raw,
         water,
         sea,
         crater: island.crater,
@@ -482,6 +481,13 @@ impl FlowedRivers {
             low_banks: self.map.low_banks,
         }
     }
+}
+
+/// The raw classify heights of `seed` under `config` that water and biomes are computed from
+/// (uncurved), computed again: a world does not keep them past its biomes (memory).
+pub fn classify_heights(config: &Config, seed: i32) -> Array2<f32> {
+    let sea = params::sea(config);
+    shape_island(config, seed, &sea, &Progress::hidden()).raw
 }
 
 /// The rivers stage's hydrology grid of `seed` under `config` (heights, outlets), for the flow
