@@ -88,6 +88,16 @@ pub fn reset_peak() {
     PEAK.store(CURRENT.load(Ordering::Relaxed), Ordering::Relaxed);
 }
 
+/// The most resident memory the process has held so far (Linux's `VmHWM`, which is also what
+/// `/usr/bin/time` reports at the end — never reset here, so that stays true), bytes; `None`
+/// where the system does not say.
+pub fn resident_peak() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib << 10)
+}
+
 /// Peak bytes a map pixel costs with roads (measured at 8192, rounded up).
 pub const BYTES_PER_PX_ROADS: u64 = 28;
 /// Peak bytes a map pixel costs without roads (measured at 8192, rounded up).

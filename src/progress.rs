@@ -94,10 +94,12 @@ impl Stage<'_> {
         let elapsed = self.start.elapsed();
         self.bar.finish_and_clear();
         let peak = crate::memory::heap().map(|(_, peak)| peak >> 20);
+        let resident = crate::memory::resident_peak().map_or(0, |b| b >> 20);
         let log = || match peak {
             Some(mib) => tracing::info!(
                 stage = self.name,
                 heap_peak_mib = mib,
+                resident_high_mib = resident,
                 "{} in {:.2?}",
                 self.name,
                 elapsed
