@@ -47,7 +47,7 @@ fn world(seed: i32, size: u32) -> World {
 }
 
 /// The world's cost grid, river pixels bridges, as the pipeline builds it.
-fn grid(w: &World) -> CostGrid {
+fn grid(w: &World) -> CostGrid<'_> {
     let mut g = CostGrid::new(&w.blueprint.heights, &w.water, &w.sea, &w.crater);
     g.bridge(w.river_pixels());
     g

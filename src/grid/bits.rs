@@ -10,6 +10,11 @@ impl Bits {
         Bits(vec![0; len.div_ceil(64)])
     }
 
+    /// The bit set whose 64-bit words (bit `i` at word `i / 64`, bit `i % 64`) are `words`.
+    pub fn from_words(words: Vec<u64>) -> Bits {
+        Bits(words)
+    }
+
     /// Bit `i`.
     #[inline]
     pub fn get(&self, i: usize) -> bool {

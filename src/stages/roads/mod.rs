@@ -138,7 +138,7 @@ enum Next {
 
 /// The network as it grows: its cells as a bit set and a list, the roads found so far.
 struct Builder<'g> {
-    grid: &'g CostGrid,
+    grid: &'g CostGrid<'g>,
     on_path: &'g (dyn Fn() + Sync),
     n: usize,
     net: RoadNetwork,

@@ -40,38 +40,49 @@ const STEPS: [(isize, isize, f32); 8] = [
     (1, 1, std::f32::consts::SQRT_2),
 ];
 
-/// The per-cell cost grid of a map.
-pub struct CostGrid {
+/// The per-cell cost of a map, computed where it is asked for from the map's own heights: only
+/// the solid cells and the bridges are held, as bits (a quarter of a byte a pixel, where a grid
+/// of costs would take four).
+pub struct CostGrid<'h> {
     pub(super) n: usize,
-    cost: Vec<f32>,
+    heights: &'h [f32],
+    /// The sea level of each row (raw).
+    sea_rows: Vec<f32>,
+    /// Water and the crater.
+    solid: Bits,
     /// River pixels made bridges.
     bridged: Option<Bits>,
 }
 
-impl CostGrid {
+impl<'h> CostGrid<'h> {
     /// The cost grid of rendered `heights`: solid where `water` is not dry or within the crater.
     pub fn new(
-        heights: &Array2<f32>,
+        heights: &'h Array2<f32>,
         water: &Array2<Water>,
         sea: &SeaLevel,
         crater: &Crater,
-    ) -> CostGrid {
+    ) -> CostGrid<'h> {
         let n = heights.dim().0;
-        let mut cost = vec![0.0f32; n * n];
-        cost.par_chunks_mut(n).enumerate().for_each(|(x, column)| {
-            for (y, c) in column.iter_mut().enumerate() {
-                *c = if water[[x, y]] != Water::Dry || crater.distance(x, y) < crater.radius_px {
-                    f32::INFINITY
-                } else {
-                    let e =
-                        ((heights[[x, y]] - sea.at(y)) * METRES_PER_RAW / CAP_M).clamp(0.0, 1.0);
-                    1.0 + e * e * e * 400.0
-                };
-            }
-        });
+        let words: Vec<u64> = (0..(n * n).div_ceil(64))
+            .into_par_iter()
+            .map(|w| {
+                (0..64).fold(0u64, |word, b| {
+                    let i = w * 64 + b;
+                    let (x, y) = (i / n, i % n);
+                    let solid = i < n * n
+                        && (water[[x, y]] != Water::Dry
+                            || crater.distance(x, y) < crater.radius_px);
+                    word | (u64::from(solid) << b)
+                })
+            })
+            .collect();
         CostGrid {
             n,
-            cost,
+            heights: heights
+                .as_slice()
+                .expect("a map's heights are in standard layout"),
+            sea_rows: (0..n).map(|y| sea.at(y)).collect(),
+            solid: Bits::from_words(words),
             bridged: None,
         }
     }
@@ -82,9 +93,7 @@ impl CostGrid {
             .bridged
             .get_or_insert_with(|| Bits::new(self.n * self.n));
         for i in river_pixels {
-            let c = &mut self.cost[i as usize];
-            if c.is_finite() {
-                *c = c.max(BRIDGE_COST);
+            if !self.solid.get(i as usize) {
                 bridged.set(i as usize);
             }
         }
@@ -123,13 +132,31 @@ impl CostGrid {
     /// The cost of entering cell `i` (x * n + y); infinite when solid.
     #[inline]
     pub fn cost(&self, i: usize) -> f32 {
-        self.cost[i]
+        self.cost_at(i / self.n, i % self.n)
+    }
+
+    /// The cost of entering cell (x, y): its step length × (1 + e³ × 400), e = its height above
+    /// the sea as a fraction of the summit cap; at least [`BRIDGE_COST`] on a bridge; infinite
+    /// when solid.
+    #[inline]
+    pub fn cost_at(&self, x: usize, y: usize) -> f32 {
+        let i = x * self.n + y;
+        if self.solid.get(i) {
+            return f32::INFINITY;
+        }
+        let e = ((self.heights[i] - self.sea_rows[y]) * METRES_PER_RAW / CAP_M).clamp(0.0, 1.0);
+        let c = 1.0 + e * e * e * 400.0;
+        if self.is_bridge(i) {
+            c.max(BRIDGE_COST)
+        } else {
+            c
+        }
     }
 
     /// Whether cell (x, y) is solid.
     #[inline]
     pub fn solid(&self, x: usize, y: usize) -> bool {
-        self.cost[x * self.n + y].is_infinite()
+        self.solid.get(x * self.n + y)
     }
 
     /// The cost of walking `cells` in order (each step: its length × the entered cell's cost).
@@ -373,11 +400,11 @@ pub fn search(
             if nx >= n || ny >= n {
                 continue;
             }
-            let ni = nx * n + ny;
-            let step = grid.cost(ni);
+            let step = grid.cost_at(nx, ny);
             if step.is_infinite() {
                 continue;
             }
+            let ni = nx * n + ny;
             let g = gc + len * step;
             let found = s.find(nx, ny);
             if let Some(k) = found {
