@@ -211,6 +211,11 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
     let (town_list, town_stats) = timed(progress, "towns", || {
         place_towns(config, seed, &island, &relief, &sea, &bodies)
     });
+    let stats = timed(progress, "statistics", || {
+        world_stats(seed, &island, &water, &bodies)
+    });
+    // The mainland mask's last readers were the towns and the statistics.
+    island.mainland.mask = Array2::zeros((0, 0));
     let (road_paths, road_report) = match config.skip_roads {
         true => (Default::default(), None),
         false => {
@@ -222,9 +227,6 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
             (paths, Some(report))
         }
     };
-    let stats = timed(progress, "statistics", || {
-        world_stats(seed, &island, &water, &bodies)
-    });
     let blueprint = Blueprint {
         params: Params {
             world_seed: seed,

@@ -39,6 +39,33 @@ impl Window {
         })
     }
 
+    /// The cells within `radius` of cell `c` (`x * n + y`) in both axes, clipped to the map.
+    pub fn square(c: u32, radius: usize, n: usize) -> Window {
+        let (x, y) = (c as usize / n, c as usize % n);
+        Window {
+            x0: x.saturating_sub(radius),
+            y0: y.saturating_sub(radius),
+            x1: (x + radius + 1).min(n),
+            y1: (y + radius + 1).min(n),
+        }
+    }
+
+    /// Whether cell `c` (`x * n + y`) lies inside.
+    pub fn contains(&self, c: u32, n: usize) -> bool {
+        self.local(c as usize / n, c as usize % n).is_some()
+    }
+
+    /// The overlap of two windows, if any.
+    fn overlap(&self, other: &Window) -> Option<Window> {
+        let w = Window {
+            x0: self.x0.max(other.x0),
+            y0: self.y0.max(other.y0),
+            x1: self.x1.min(other.x1),
+            y1: self.y1.min(other.y1),
+        };
+        (w.x0 < w.x1 && w.y0 < w.y1).then_some(w)
+    }
+
     fn width(&self) -> usize {
         self.x1 - self.x0
     }
@@ -75,6 +102,15 @@ impl DistanceField {
     pub fn around(targets: &[u32], cap_px: f32, n: usize) -> Option<DistanceField> {
         let cap_px = cap_px.clamp(1.0, MAX_CAP_PX);
         let window = Window::around(targets, cap_px.ceil() as usize, n)?;
+        Some(DistanceField::new(window, targets, cap_px, n))
+    }
+
+    /// The field of `targets`, all inside `bounds`, over the part of `bounds` within the cap of
+    /// them ([`DistanceField::around`] clipped to `bounds`): for a search that cannot leave
+    /// `bounds`, toward only the targets inside it.
+    pub fn within(bounds: Window, targets: &[u32], cap_px: f32, n: usize) -> Option<DistanceField> {
+        let cap_px = cap_px.clamp(1.0, MAX_CAP_PX);
+        let window = Window::around(targets, cap_px.ceil() as usize, n)?.overlap(&bounds)?;
         Some(DistanceField::new(window, targets, cap_px, n))
     }
 

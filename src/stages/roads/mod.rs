@@ -400,8 +400,16 @@ impl<'g> Builder<'g> {
                             search::search(grid, s, p.cell, |c| network.get(c), h, f32::INFINITY)
                         }
                         Some(join) => {
-                            let newer: Vec<u32> = roads[p.since..].concat();
-                            DistanceField::around(&newer, cap, n).and_then(|newer| {
+                            // A path cheaper than the join stays within its cost of the town
+                            // (no cell costs under 1 a pixel): only roads in that square count.
+                            let reach = Window::square(p.cell, join.cost.ceil() as usize + 1, n);
+                            let newer: Vec<u32> = roads[p.since..]
+                                .iter()
+                                .flatten()
+                                .copied()
+                                .filter(|&c| reach.contains(c, n))
+                                .collect();
+                            DistanceField::within(reach, &newer, cap, n).and_then(|newer| {
                                 let goal = |c: usize| newer.is_target(c / n, c % n);
                                 let h = |x, y| newer.at(x, y);
                                 search::search(grid, s, p.cell, goal, h, join.cost)
