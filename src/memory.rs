@@ -98,10 +98,11 @@ pub fn resident_peak() -> Option<u64> {
     Some(kib << 10)
 }
 
-/// Peak bytes a map pixel costs with roads (measured at 8192, rounded up).
-pub const BYTES_PER_PX_ROADS: u64 = 28;
-/// Peak bytes a map pixel costs without roads (measured at 8192, rounded up).
-pub const BYTES_PER_PX: u64 = 23;
+/// Peak bytes a map pixel costs with roads: the slope between the peaks measured at 8192 and
+/// 16384 (15.0), rounded up (BENCHMARKS.md).
+pub const BYTES_PER_PX_ROADS: u64 = 16;
+/// Peak bytes a map pixel costs without roads (14.5 measured at 8192, rounded up).
+pub const BYTES_PER_PX: u64 = 15;
 /// What does not grow with the map: the program, the erosion and hydrology grids.
 pub const FIXED_BYTES: u64 = 160 << 20;
 
