@@ -169,10 +169,8 @@ fn small_sections_have_the_contract_bytes() {
     assert_eq!(r.len() as u64, 12 + len);
     assert_eq!(&bytes[rivr..rivr + r.len()], &r[..]);
     // the WSRF sentinel agrees with WBID
-    let (ids, surf) = (
-        loaded.blueprint.water_ids.unwrap(),
-        loaded.blueprint.water_surface.unwrap(),
-    );
+    let surf = loaded.blueprint.water_surface_grid().unwrap().into_owned();
+    let ids = loaded.blueprint.water_ids.unwrap();
     assert!(ids
         .iter()
         .zip(surf.iter())
@@ -188,7 +186,9 @@ fn writer_refuses_what_the_reader_would_reject() {
         Err(WriteError::GridShape { .. })
     ));
     let mut bp = sample::full(256, 1);
-    bp.water_surface = Some(ndarray::Array2::zeros((10, 10)));
+    bp.water_surface = Some(islagen::blueprint::WaterSurface::Grid(
+        ndarray::Array2::zeros((10, 10)),
+    ));
     let mut out = Vec::new();
     assert!(matches!(
         write_v1(&mut out, &bp),

@@ -23,7 +23,7 @@ fn world(seed: i32, c: &Config) -> World {
 fn assert_water_bodies(w: &World, label: &str) {
     let bp = &w.blueprint;
     let ids = bp.water_ids.as_ref().expect("WBID");
-    let surface = bp.water_surface.as_ref().expect("WSRF");
+    let surface = bp.water_surface_grid().expect("WSRF");
     let bodies = bp.water_bodies.as_ref().expect("WBTB");
     let n = bp.side();
     assert_eq!(bodies[0].id, 1);

@@ -347,14 +347,69 @@ pub struct Blueprint {
     /// WBTB.
     pub water_bodies: Option<Vec<WaterBody>>,
     /// WSRF: quantised levels, see [`super::format::encode_water_level`].
-    pub water_surface: Option<Array2<u16>>,
+    pub water_surface: Option<WaterSurface>,
     /// RIVR.
     pub rivers: Option<RiverNetwork>,
     /// RDHW / RDBR / RDRG / RDTL.
     pub roads: Roads,
 }
 
+/// WSRF, every pixel's water surface level (quantised, see
+/// [`super::format::encode_water_level`]; [`super::format::WSRF_NO_WATER`] where dry).
+#[derive(Clone, Debug, PartialEq)]
+pub enum WaterSurface {
+    /// As a file holds it: any level at any pixel, `[x, y]`.
+    Grid(Array2<u16>),
+    /// As a generated world makes it: each pixel its water body's WBTB level, none where WBID
+    /// is 0. The writer makes the section's bytes from WBID and WBTB as it writes them, so no
+    /// grid is ever held (2 bytes a pixel).
+    PerBody,
+}
+
 impl Blueprint {
+    /// WSRF at pixel (x, y), if the blueprint has it.
+    pub fn water_surface_at(&self, x: usize, y: usize) -> Option<u16> {
+        match self.water_surface.as_ref()? {
+            WaterSurface::Grid(g) => Some(g[[x, y]]),
+            WaterSurface::PerBody => {
+                let id = self.water_ids.as_ref()?[[x, y]];
+                Some(
+                    self.surface_levels()
+                        .get(usize::from(id))
+                        .copied()
+                        .unwrap_or(0),
+                )
+            }
+        }
+    }
+
+    /// WSRF as a grid (made from WBID and WBTB for [`WaterSurface::PerBody`]).
+    pub fn water_surface_grid(&self) -> Option<std::borrow::Cow<'_, Array2<u16>>> {
+        match self.water_surface.as_ref()? {
+            WaterSurface::Grid(g) => Some(std::borrow::Cow::Borrowed(g)),
+            WaterSurface::PerBody => {
+                let levels = self.surface_levels();
+                let ids = self.water_ids.as_ref()?;
+                Some(std::borrow::Cow::Owned(ids.mapv(|id| {
+                    levels.get(usize::from(id)).copied().unwrap_or(0)
+                })))
+            }
+        }
+    }
+
+    /// Each WBID's quantised surface level, indexed by id (id 0, dry: none; an id WBTB does
+    /// not list, or a level WSRF cannot hold: none either).
+    pub fn surface_levels(&self) -> Vec<u16> {
+        let bodies = self.water_bodies.as_deref().unwrap_or_default();
+        let top = bodies.iter().map(|b| usize::from(b.id)).max().unwrap_or(0);
+        let mut levels = vec![super::format::WSRF_NO_WATER; top + 1];
+        for b in bodies {
+            levels[usize::from(b.id)] = super::format::encode_water_level(b.surface_level)
+                .unwrap_or(super::format::WSRF_NO_WATER);
+        }
+        levels
+    }
+
     /// Whether pixel (x, y) is water: WBID when the file has water sections, else BIOM's Ocean
     /// and Lake (the same set by construction in generated worlds).
     pub fn is_water(&self, x: usize, y: usize) -> bool {

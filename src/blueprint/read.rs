@@ -654,7 +654,11 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
             WBTB => water_bodies = Some(read_water_bodies(&mut src)?),
             WSRF => {
                 exact(&src, grid(WSRF))?;
-                water_surface = Some(src.grid::<u16>(side, u16::from_le, "water surface")?);
+                water_surface = Some(WaterSurface::Grid(src.grid::<u16>(
+                    side,
+                    u16::from_le,
+                    "water surface",
+                )?));
             }
             RIVR => {
                 let version = src.u16()?;

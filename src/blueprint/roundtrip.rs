@@ -110,9 +110,10 @@ pub fn first_difference(a: &Blueprint, b: &Blueprint) -> Option<String> {
             }
         }
     }
+    let (sa, sb) = (a.water_surface_grid(), b.water_surface_grid());
     for (what, ga, gb) in [
-        ("WBID", &a.water_ids, &b.water_ids),
-        ("WSRF", &a.water_surface, &b.water_surface),
+        ("WBID", a.water_ids.as_ref(), b.water_ids.as_ref()),
+        ("WSRF", sa.as_deref(), sb.as_deref()),
     ] {
         match (ga, gb) {
             (None, None) => {}

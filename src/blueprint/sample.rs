@@ -138,7 +138,7 @@ pub fn full(map_size: i32, salt: u32) -> Blueprint {
                 .collect(),
         ),
         water_ids: Some(water_ids),
-        water_surface: Some(water_surface),
+        water_surface: Some(WaterSurface::Grid(water_surface)),
         rivers: Some(rivers),
         roads,
     }

@@ -11,7 +11,9 @@ use ndarray::Array2;
 
 use super::error::{RiverProblem, WriteError};
 use super::format::*;
-use super::model::{Blueprint, CurveRecord, ErosionCrater, RiverNetwork, RoadPath, WaterBody};
+use super::model::{
+    Blueprint, CurveRecord, ErosionCrater, RiverNetwork, RoadPath, WaterBody, WaterSurface,
+};
 
 /// Pixels converted per chunk when a grid needs per-element conversion.
 const CHUNK: usize = 1 << 16;
@@ -39,7 +41,7 @@ pub fn validate(bp: &Blueprint) -> Result<(), WriteError> {
     if let Some(ids) = &bp.water_ids {
         check("WBID water ids", ids.dim())?;
     }
-    if let Some(surface) = &bp.water_surface {
+    if let Some(WaterSurface::Grid(surface)) = &bp.water_surface {
         check("WSRF water surface", surface.dim())?;
     }
     for (what, s) in [
@@ -210,9 +212,16 @@ pub fn write_v2<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> 
     if let Some(payload) = record_payload(bp, WBTB) {
         section(w, bp, WBTB, &payload)?;
     }
-    if let Some(surface) = &bp.water_surface {
-        frame(w, bp, WSRF)?;
-        write_u16s(w, surface)?;
+    match &bp.water_surface {
+        Some(WaterSurface::Grid(surface)) => {
+            frame(w, bp, WSRF)?;
+            write_u16s(w, surface)?;
+        }
+        Some(WaterSurface::PerBody) => {
+            frame(w, bp, WSRF)?;
+            write_surface_per_body(w, bp)?;
+        }
+        None => {}
     }
     if let Some(payload) = record_payload(bp, RIVR) {
         section(w, bp, RIVR, &payload)?;
@@ -537,6 +546,39 @@ fn write_pod<W: Write, T: bytemuck::Pod, const N: usize>(
     for chunk in data.chunks(CHUNK) {
         buf.clear();
         chunk.iter().for_each(|&v| buf.extend_from_slice(&to_le(v)));
+        w.write_all(&buf)?;
+    }
+    Ok(())
+}
+
+/// WSRF made from WBID and WBTB while writing ([`WaterSurface::PerBody`]): each id's level, in
+/// the same 8 MiB writes as a held grid, never a grid in memory.
+fn write_surface_per_body<W: Write>(w: &mut W, bp: &Blueprint) -> std::io::Result<()> {
+    let levels = bp.surface_levels();
+    let level = |id: u16| {
+        levels
+            .get(usize::from(id))
+            .copied()
+            .unwrap_or(WSRF_NO_WATER)
+    };
+    let Some(ids) = &bp.water_ids else {
+        // No WBID: no water anywhere.
+        let zeros = vec![0u8; CHUNK * 2];
+        let mut left = bp.side() * bp.side() * 2;
+        while left > 0 {
+            let k = left.min(zeros.len());
+            w.write_all(&zeros[..k])?;
+            left -= k;
+        }
+        return Ok(());
+    };
+    let ids = ids.as_standard_layout();
+    let mut buf = Vec::with_capacity(8 << 20);
+    for chunk in slice(&ids).chunks(4 << 20) {
+        buf.clear();
+        chunk
+            .iter()
+            .for_each(|&id| buf.extend_from_slice(&level(id).to_le_bytes()));
         w.write_all(&buf)?;
     }
     Ok(())

@@ -252,7 +252,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         }),
         water_ids: Some(bodies.ids),
         water_bodies: Some(bodies.bodies),
-        water_surface: Some(bodies.surface),
+        water_surface: Some(crate::blueprint::WaterSurface::PerBody),
         rivers: rivers.as_ref().map(|(p, r)| r.section(p, &reach_ids)),
         roads: road_paths,
     };

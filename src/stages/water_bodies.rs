@@ -8,7 +8,8 @@
 //! nonzero pixels are the same set by construction. Every body has one flat surface level (the
 //! transitional rule of BLUEPRINT_FORMAT.md): the sea level at the body's pixel centroid, the
 //! ocean's at the map centre — under the flat model, the scalar everywhere. WSRF holds that
-//! level, quantised, wherever WBID is nonzero, and 0 elsewhere.
+//! level, quantised, wherever WBID is nonzero, and 0 elsewhere: the blueprint's writer makes it
+//! from WBID and WBTB ([`crate::blueprint::WaterSurface::PerBody`]), so no grid is held here.
 
 use ndarray::Array2;
 use rayon::prelude::*;
@@ -21,15 +22,13 @@ use crate::grid::flood::fill_runs;
 /// The WBID of the ocean.
 pub const OCEAN_ID: u16 = 1;
 
-/// The three water sections.
+/// The water sections (WSRF follows from these two).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WaterBodies {
     /// WBID, `[x, y]`.
     pub ids: Array2<u16>,
     /// WBTB, ordered by id.
     pub bodies: Vec<WaterBody>,
-    /// WSRF, `[x, y]`.
-    pub surface: Array2<u16>,
 }
 
 /// Why water bodies could not be written.
@@ -196,28 +195,7 @@ pub fn water_bodies(
         });
     }
     let bodies = out;
-    let levels: Vec<u16> = std::iter::once(0)
-        .chain(
-            bodies
-                .iter()
-                .map(|b| encode_water_level(b.surface_level).unwrap_or(0)),
-        )
-        .collect();
-    let mut surface = Array2::<u16>::zeros((w, h));
-    surface
-        .outer_iter_mut()
-        .into_par_iter()
-        .zip(ids.outer_iter())
-        .for_each(|(mut s, i)| {
-            for (s, &i) in s.iter_mut().zip(i.iter()) {
-                *s = levels[usize::from(i)];
-            }
-        });
-    Ok(WaterBodies {
-        ids,
-        bodies,
-        surface,
-    })
+    Ok(WaterBodies { ids, bodies })
 }
 
 #[cfg(test)]
@@ -244,8 +222,7 @@ mod tests {
         assert_eq!(b.bodies[2].pixel_count, 2);
         assert_eq!((b.bodies[2].centroid_x, b.bodies[2].centroid_y), (3.0, 1.5));
         assert_eq!(b.bodies[0].pixel_count, 7);
-        assert_eq!(b.surface[[1, 1]], 0);
-        assert_eq!(b.surface[[1, 2]], encode_water_level(0.15).unwrap());
+        assert!(b.bodies.iter().all(|body| body.surface_level == 0.15));
     }
 
     /// Reaches are numbered with the lakes, in scan order of their first pixel: a reach met
@@ -286,6 +263,6 @@ mod tests {
         );
         assert_eq!(b.bodies[1].surface_level, 0.3);
         assert_eq!(b.bodies[1].salinity, Salinity::Fresh);
-        assert_eq!(b.surface[[3, 3]], encode_water_level(0.2).unwrap());
+        assert_eq!(b.bodies[b.ids[[3, 3]] as usize - 1].surface_level, 0.2);
     }
 }

@@ -73,10 +73,7 @@ pub fn island_from_world(bp: &Blueprint, side: usize) -> Result<Island, ExportEr
                     let b = bp.biomes[[x, y]];
                     votes[usize::from(b.ordinal())] += 1;
                     let h = bp.heights[[x, y]];
-                    let surface = bp
-                        .water_surface
-                        .as_ref()
-                        .and_then(|s| decode_water_level(s[[x, y]]));
+                    let surface = bp.water_surface_at(x, y).and_then(decode_water_level);
                     if bp.is_water(x, y) {
                         wet += 1;
                         let depth = (surface.unwrap_or(DEFAULT_SEA) - h) * METRES_PER_RAW;

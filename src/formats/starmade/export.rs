@@ -281,9 +281,8 @@ pub fn island(
     let sample = |bx: usize, bz: usize| {
         let (x, y) = sampled_pixel([x0, y0, x1, y1], px_per_block, bx, bz);
         let surface = bp.is_water(x, y).then(|| {
-            bp.water_surface
-                .as_ref()
-                .and_then(|s| decode_water_level(s[[x, y]]))
+            bp.water_surface_at(x, y)
+                .and_then(decode_water_level)
                 .unwrap_or(0.15)
         });
         (bp.heights[[x, y]], bp.biomes[[x, y]], surface)
