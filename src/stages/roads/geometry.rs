@@ -1,18 +1,28 @@
 //! Road geometry: from an optimal path on the grid to the polyline the blueprint keeps.
 //!
 //! **Any angle.** A grid path can only head along multiples of 45°, so across open lowland it is
-//! a dogleg. [`pull`] strings it tight: from each anchor it takes the farthest later cell of the
-//! path that a straight segment reaches without crossing a solid cell and at no more than
-//! [`SEGMENT_SLACK`] above the grid path's own cost between the two — both costs *integrated*
-//! over the same cost field (the length of the line inside each cell × that cell's cost, by an
-//! exact cell walk, [`segment_cost`]). Summed over the segments, the pulled road costs at most
-//! that fraction more than the grid optimum, however it is measured along its polyline; where
-//! the land is even, it is shorter (a straight line beats the octile dogleg by up to 8 %).
+//! a dogleg. [`pull`] strings it tight: from each vertex it takes the farthest later cell of the
+//! path that a straight segment reaches without crossing a solid cell while the polyline so far
+//! costs no more than [`SEGMENT_SLACK`] above the grid path to that cell — both costs
+//! *integrated* over the same cost field (the length of the line inside each cell × that cell's
+//! cost, by an exact cell walk, [`segment_cost`]); where the land is even a straight line beats
+//! the octile dogleg by up to 8 %. [`relax`] then moves each vertex where its two segments cost
+//! least together, and drops it where the chord past it is no dearer: the cost only falls.
+//!
+//! **Junctions.** A road that ends on another is found by a search that stops on the first cell
+//! of the network, which lies along an axis or a diagonal from the road's last vertex (the
+//! octile metric's nearest cell). [`any_angle_junction`] moves the end to the point of the
+//! joined road's *polyline* that the last vertex reaches most cheaply, so spurs meet roads at
+//! whatever angle the land gives. The end lies within the reached cell or nearer, so a joining
+//! road may cost up to that one cell's cost more than its grid optimum.
 //!
 //! **Corners.** [`round_corners`] cuts each corner at a quarter of the shorter neighbouring
 //! segment, but never further than [`CORNER_M`] from the vertex (Chaikin's scheme, bounded), in
 //! [`CORNER_PASSES`] passes. The result is kept only if it still crosses no solid cell and costs
-//! at most [`TOTAL_SLACK`] above the grid optimum; otherwise the pulled polyline stands.
+//! at most [`TOTAL_SLACK`] above the grid optimum; otherwise the uncut polyline stands.
+//!
+//! Guarantees (tests/roads.rs): no segment crosses a solid cell; a finished road costs at most
+//! [`TOTAL_SLACK`] above its grid optimum, integrated, plus its junction cell's cost.
 
 use super::search::CostGrid;
 use crate::blueprint::RoadPath;
