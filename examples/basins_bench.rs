@@ -2,36 +2,111 @@
 //! fills the map with the map edge as the outlet (RichDEM's convention) and with the ocean as
 //! the outlet (the generator's), three times each, and writes the heights and the edge-outlet
 //! fill as raw little-endian f32 files (`[x][y]`, X outer) for RichDEM to run on and be compared
-//! with.
+//! with, and the ocean as one byte a cell (`ocean.u8`, 1 = ocean).
 //!
-//! `cargo run --release --example basins_bench -- [SIZE] [SEED] [DIR]`
+//! `cargo run --release --example basins_bench -- [SIZE] [SEED] [DIR] [--reuse] [--previous]`
+//!
+//! `--reuse` reads `heights.f32` and `ocean.u8` from DIR instead of generating the world (they
+//! must be of SIZE). `--previous` also times the single-queue fill this stage used before issue
+//! 18 (kept here as the baseline) in the same run, and checks that both fills agree bit for bit
+//! and that the statistics are the same.
 
-use std::io::Write;
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::path::Path;
 use std::time::Instant;
 
+use ndarray::Array2;
+use radix_heap::RadixHeapMap;
+
 use islagen::config::Config;
+use islagen::grid::bits::Bits;
+use islagen::grid::{height_key, NEIGHBOURS};
 use islagen::pipeline;
 use islagen::progress::Progress;
-use islagen::stages::basins::{basin_stats, fill_depressions, Outlets};
+use islagen::stages::basins::{basin_stats, fill_depressions, BasinStats, Outlets};
+use islagen::stages::sea::Water;
 
-fn write_f32(path: &std::path::Path, values: &[f32]) -> std::io::Result<()> {
+fn write_bytes(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    for v in values {
-        f.write_all(&v.to_le_bytes())?;
-    }
+    f.write_all(bytes)?;
     f.flush()
+}
+
+fn read_bytes(path: &Path, len: usize) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(len);
+    std::fs::File::open(path)?.read_to_end(&mut bytes)?;
+    anyhow::ensure!(
+        bytes.len() == len,
+        "{}: {} bytes, expected {len}",
+        path.display(),
+        bytes.len()
+    );
+    Ok(bytes)
+}
+
+fn f32_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// The heights and water of a world: generated, or read back from DIR.
+fn world(size: usize, seed: i32, dir: &Path, reuse: bool) -> anyhow::Result<Inputs> {
+    let (heights_path, ocean_path) = (dir.join("heights.f32"), dir.join("ocean.u8"));
+    if reuse {
+        let cells = size * size;
+        let heights = read_bytes(&heights_path, cells * 4)?
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let water = read_bytes(&ocean_path, cells)?
+            .into_iter()
+            .map(|b| if b == 1 { Water::Ocean } else { Water::Dry })
+            .collect();
+        return Ok(Inputs {
+            heights: Array2::from_shape_vec((size, size), heights)?,
+            water: Array2::from_shape_vec((size, size), water)?,
+        });
+    }
+    let mut config = Config::from_json("{}", "defaults")?.config;
+    config.map_size = size as u32;
+    let world = pipeline::generate(&config, seed, &Progress::hidden())?;
+    let heights = world.blueprint.heights;
+    write_bytes(
+        &heights_path,
+        &f32_bytes(heights.as_slice().expect("standard layout")),
+    )?;
+    let ocean: Vec<u8> = world
+        .water
+        .iter()
+        .map(|&w| u8::from(w == Water::Ocean))
+        .collect();
+    write_bytes(&ocean_path, &ocean)?;
+    Ok(Inputs {
+        heights,
+        water: world.water,
+    })
+}
+
+struct Inputs {
+    heights: Array2<f32>,
+    water: Array2<Water>,
 }
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let size: u32 = args.first().and_then(|s| s.parse().ok()).unwrap_or(8192);
-    let seed: i32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(1);
-    let dir = std::path::PathBuf::from(args.get(2).map_or("target/bench-basins", |s| s.as_str()));
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let positional: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let size: usize = positional
+        .first()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(8192);
+    let seed: i32 = positional.get(1).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let dir = std::path::PathBuf::from(positional.get(2).map_or("target/bench-basins", |s| s));
     std::fs::create_dir_all(&dir)?;
-    let mut config = Config::from_json("{}", "defaults")?.config;
-    config.map_size = size;
-    let world = pipeline::generate(&config, seed, &Progress::hidden())?;
-    let heights = &world.blueprint.heights;
+    let Inputs { heights, water } = world(size, seed, &dir, flag("--reuse"))?;
+    let heights = &heights;
+    let previous = flag("--previous");
+
     let mut edge = None;
     for run in 1..=3 {
         let t = Instant::now();
@@ -42,9 +117,11 @@ fn main() -> anyhow::Result<()> {
         );
         edge = Some(filled);
     }
+    let edge = edge.expect("three runs");
+    let mut ocean = None;
     for run in 1..=3 {
         let t = Instant::now();
-        let filled = fill_depressions(heights, Outlets::Ocean(&world.water));
+        let filled = fill_depressions(heights, Outlets::Ocean(&water));
         let fill_s = t.elapsed().as_secs_f64();
         let stats = basin_stats(heights, &filled);
         println!(
@@ -52,16 +129,182 @@ fn main() -> anyhow::Result<()> {
             t.elapsed().as_secs_f64() - fill_s,
             stats.basins
         );
+        ocean = Some((filled, stats));
     }
-    write_f32(
-        &dir.join("heights.f32"),
-        heights.as_slice().expect("standard layout"),
-    )?;
-    let edge = edge.expect("three runs");
-    write_f32(
+    let (ocean, ocean_stats) = ocean.expect("three runs");
+    if previous {
+        let mut before = None;
+        for run in 1..=3 {
+            let t = Instant::now();
+            let filled = previous_fill(heights, None);
+            println!(
+                "previous edge-outlet fill, run {run}: {:.3} s",
+                t.elapsed().as_secs_f64()
+            );
+            before = Some(filled);
+        }
+        same("edge-outlet fill", &edge, &before.expect("three runs"))?;
+        let mut before = None;
+        for run in 1..=3 {
+            let t = Instant::now();
+            let filled = previous_fill(heights, Some(&water));
+            let fill_s = t.elapsed().as_secs_f64();
+            let stats = previous_stats(heights, &filled);
+            println!(
+                "previous ocean-outlet fill, run {run}: {fill_s:.3} s (+ statistics {:.3} s): {} basins",
+                t.elapsed().as_secs_f64() - fill_s,
+                stats.basins
+            );
+            before = Some((filled, stats));
+        }
+        let (before, before_stats) = before.expect("three runs");
+        same("ocean-outlet fill", &ocean, &before)?;
+        anyhow::ensure!(
+            ocean_stats == before_stats
+                && ocean_stats.volume_m3.to_bits() == before_stats.volume_m3.to_bits(),
+            "statistics differ: {ocean_stats:?} against {before_stats:?}"
+        );
+        println!("previous vs islagen: both fills bit for bit the same, statistics the same: {ocean_stats:?}");
+    }
+    write_bytes(
         &dir.join("filled.f32"),
-        edge.as_slice().expect("standard layout"),
+        &f32_bytes(edge.as_slice().expect("standard layout")),
     )?;
     println!("size {size}");
     Ok(())
+}
+
+fn same(what: &str, ours: &Array2<f32>, before: &Array2<f32>) -> anyhow::Result<()> {
+    let differ = ours
+        .iter()
+        .zip(before.iter())
+        .filter(|(a, b)| a.to_bits() != b.to_bits())
+        .count();
+    anyhow::ensure!(
+        differ == 0,
+        "{what}: {differ} cells differ from the previous fill"
+    );
+    Ok(())
+}
+
+/// The fill as it was before issue 18: one Priority-Flood over the whole map (Barnes, Lehman &
+/// Mulla 2014, their Algorithm 2: a radix heap and a plain queue for flats and pits), a bit a
+/// cell for the closed marks.
+fn previous_fill(heights: &Array2<f32>, ocean: Option<&Array2<Water>>) -> Array2<f32> {
+    let (w, h) = heights.dim();
+    let mut z = heights.clone();
+    let mut closed = Bits::new(w * h);
+    let on_edge = |x: usize, y: usize| x == 0 || y == 0 || x == w - 1 || y == h - 1;
+    let mut seeds = Vec::new();
+    for x in 0..w {
+        for y in 0..h {
+            let i = x * h + y;
+            let wet = |x: usize, y: usize| ocean.is_some_and(|o| o[[x, y]] == Water::Ocean);
+            if wet(x, y) {
+                closed.set(i);
+            } else if on_edge(x, y)
+                || (ocean.is_some()
+                    && NEIGHBOURS.iter().any(|&(dx, dy)| {
+                        wet((x as isize + dx) as usize, (y as isize + dy) as usize)
+                    }))
+            {
+                seeds.push(i as u32);
+            }
+        }
+    }
+    let zs = z.as_slice_mut().expect("standard layout");
+    let mut open: RadixHeapMap<u32, u32> = RadixHeapMap::new();
+    let mut pit: VecDeque<u32> = VecDeque::new();
+    for i in seeds {
+        closed.set(i as usize);
+        open.push(!height_key(zs[i as usize]), i);
+    }
+    let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dx * h as isize + dy);
+    loop {
+        let c = if let Some(c) = pit.pop_front() {
+            c
+        } else if let Some((_, c)) = open.pop() {
+            c
+        } else {
+            break;
+        };
+        let (cx, cy) = ((c as usize) / h, (c as usize) % h);
+        let zc = zs[c as usize];
+        let interior = !on_edge(cx, cy);
+        for (k, &off) in offsets.iter().enumerate() {
+            if !interior {
+                let (dx, dy) = NEIGHBOURS[k];
+                let (nx, ny) = (cx as isize + dx, cy as isize + dy);
+                if nx < 0 || ny < 0 || nx as usize >= w || ny as usize >= h {
+                    continue;
+                }
+            }
+            let n = (c as isize + off) as usize;
+            if closed.get(n) {
+                continue;
+            }
+            closed.set(n);
+            if zs[n] <= zc {
+                zs[n] = zc;
+                pit.push_back(n as u32);
+            } else {
+                open.push(!height_key(zs[n]), n as u32);
+            }
+        }
+    }
+    z
+}
+
+/// The basin statistics as they were computed before issue 18 (a depth-first walk per basin
+/// from its first cell in scan order, the volume summed in the walk's order).
+fn previous_stats(heights: &Array2<f32>, filled: &Array2<f32>) -> BasinStats {
+    let (w, h) = heights.dim();
+    let cell_area = islagen::units::px_area_m2(w);
+    let depth =
+        |x: usize, y: usize| (filled[[x, y]] - heights[[x, y]]) * islagen::units::METRES_PER_RAW;
+    let mut seen = Bits::new(w * h);
+    let mut basins: Vec<(usize, f32)> = Vec::new();
+    let mut stats = BasinStats::default();
+    let mut stack = Vec::new();
+    for x in 0..w {
+        for y in 0..h {
+            if seen.get(x * h + y) || depth(x, y) <= 0.0 {
+                continue;
+            }
+            seen.set(x * h + y);
+            stack.push((x, y));
+            let (mut cells, mut deepest) = (0usize, 0.0f32);
+            while let Some((x, y)) = stack.pop() {
+                let d = depth(x, y);
+                cells += 1;
+                deepest = deepest.max(d);
+                stats.volume_m3 += f64::from(d) * cell_area;
+                for (dx, dy) in NEIGHBOURS {
+                    let (nx, ny) = (x as isize + dx, y as isize + dy);
+                    if nx < 0 || ny < 0 || nx as usize >= w || ny as usize >= h {
+                        continue;
+                    }
+                    let (nx, ny) = (nx as usize, ny as usize);
+                    if !seen.get(nx * h + ny) && depth(nx, ny) > 0.0 {
+                        seen.set(nx * h + ny);
+                        stack.push((nx, ny));
+                    }
+                }
+            }
+            stats.filled_cells += cells;
+            basins.push((cells, deepest));
+        }
+    }
+    stats.basins = basins.len();
+    if !basins.is_empty() {
+        let mut sizes: Vec<usize> = basins.iter().map(|b| b.0).collect();
+        let mut depths: Vec<f32> = basins.iter().map(|b| b.1).collect();
+        sizes.sort_unstable();
+        depths.sort_unstable_by(f32::total_cmp);
+        stats.largest_cells = sizes[sizes.len() - 1];
+        stats.median_cells = sizes[sizes.len() / 2];
+        stats.max_depth_m = depths[depths.len() - 1];
+        stats.median_depth_m = depths[depths.len() / 2];
+    }
+    stats
 }

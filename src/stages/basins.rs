@@ -1,24 +1,55 @@
 //! Priority-flood basins: depression filling as diagnostics (nothing is serialised).
 //!
-//! Barnes, Lehman & Mulla (2014), "Priority-Flood", with the plain-queue improvement
-//! (their Algorithm 2): cells are taken from the outlets inward in order of elevation; a
-//! neighbour not higher than the cell it is reached from is raised to it and queued on a plain
-//! FIFO queue instead of the priority queue, so flats and pits cost no heap operations.
-//! Neighbours are the 8 surrounding cells (D8, as RichDEM's FillDepressions).
+//! The filled surface is the lowest surface not below the heights from which every cell drains
+//! to an outlet along a path that never rises: each cell's height becomes the lowest "spill"
+//! height over its paths to an outlet (the highest cell on the path). Neighbours are the 8
+//! surrounding cells (D8, as RichDEM's FillDepressions).
 //!
 //! Outlets are either the map's edge cells (RichDEM's convention, used to compare with it) or
 //! the ocean: every ocean pixel drains to the sea as it is, and the flood starts from the cells
 //! that touch the ocean (8-neighbour), each draining into it at its own height — the
 //! generator's convention, since the seabed's hollows are under water already.
 //!
-//! The priority queue is a radix heap (`radix-heap`): Priority-Flood pops never decrease, which
-//! is exactly the monotone queue a radix heap needs, and it is ~2× a binary heap here
-//! (BENCHMARKS.md).
+//! # How: tiles, a graph of their rims, tiles again
+//!
+//! A single Priority-Flood over the map visits it in height order, which at 8192² hops across
+//! 256 MiB of heights for every cell (cache and TLB misses were most of its time). Instead the
+//! map is cut into 256² tiles and filled as Barnes (2016) does:
+//!
+//! 1. Each tile, on its own and in parallel, is flooded from its *seeds*: every cell of its
+//!    ring (outermost cells) and every outlet inside it, each at its own height. The flood is
+//!    Barnes, Lehman & Mulla's (2014) Algorithm 2 (a priority queue, and a plain stack for cells
+//!    raised to the level they are reached at); its priority queue is the tile's cells sorted
+//!    once by height and a bit per rank (`RankQueue`), since the flood only ever queues cells
+//!    above the one it took. Every cell takes the label of a seed it is flooded from; where two
+//!    labels meet, the meeting height joins their sets of seeds. The flood meets heights in
+//!    non-decreasing order, so joining the sets with a union-find as they meet is Kruskal's
+//!    algorithm: it keeps the minimum spanning forest of the seeds, at most one edge per seed.
+//!    A cell takes the label that stands for its seed's whole set, so a joined region shows no
+//!    more meetings inside it. The tile's local fill is written out.
+//! 2. One sequential Priority-Flood over the seeds of all tiles, joined by those forests and by
+//!    the neighbouring ring cells of adjacent tiles, from the outlets, gives each ring cell its
+//!    true spill height.
+//! 3. A tile whose ring cells all keep their own heights is done; any other is flooded again
+//!    from its ring at the spill heights, over its local fill and only below the highest raised
+//!    spill (a cell's final height is the higher of its local fill and its seed's spill).
+//!
+//! Every step computes the unique minimum over paths, so the result is the same cell for cell as
+//! a single flood over the map (and as RichDEM's, which `scripts/bench-basins.sh` checks), and
+//! does not depend on the thread count. Heights are compared as [`height_key`]s, a total order
+//! in which -0.0 is below +0.0 (a single flood comparing floats could give a spill between the
+//! two either sign). Scratch memory is a tile per thread and a few words per ring cell (~1.6 %
+//! of the map's cells at 256²).
 //!
 //! Guarantees: the filled surface is never lower than the input; from every cell a path of
 //! non-increasing filled height reaches an outlet; cells already draining keep their height.
-
-use std::collections::VecDeque;
+//!
+//! # References
+//!
+//! - Barnes, Lehman & Mulla (2014), "Priority-Flood: An optimal depression-filling and
+//!   watershed-labeling algorithm for digital elevation models", Computers & Geosciences 62.
+//! - Barnes (2016), "Parallel Priority-Flood depression filling for trillion cell digital
+//!   elevation models on desktops or clusters", Computers & Geosciences 96.
 
 use ndarray::Array2;
 use radix_heap::RadixHeapMap;
@@ -41,93 +72,704 @@ pub enum Outlets<'a> {
 
 /// Fills every depression of `heights`: returns the filled surface.
 pub fn fill_depressions(heights: &Array2<f32>, outlets: Outlets) -> Array2<f32> {
+    fill_in_tiles(heights, outlets, TILE)
+}
+
+/// [`fill_depressions`] with tiles of `side` cells (the tests use small ones).
+fn fill_in_tiles(heights: &Array2<f32>, outlets: Outlets, side: usize) -> Array2<f32> {
     let (w, h) = heights.dim();
-    let mut z = heights.clone();
-    // One bit a cell (8 MiB at 8192, inside the L3 cache where a byte a cell would not be).
-    let mut closed = Bits::new(w * h);
-    // Seeds, in scan order, found in parallel per column.
-    let on_edge = |x: usize, y: usize| x == 0 || y == 0 || x == w - 1 || y == h - 1;
-    let seeds: Vec<u32> = match outlets {
-        Outlets::MapEdge => (0..w)
-            .flat_map(|x| {
-                (0..h)
-                    .filter(move |&y| on_edge(x, y))
-                    .map(move |y| (x * h + y) as u32)
-            })
-            .collect(),
-        Outlets::Ocean(water) => {
-            let per_column: Vec<(Vec<u32>, Vec<u32>)> = (0..w)
-                .into_par_iter()
-                .map(|x| {
-                    let mut ocean = Vec::new();
-                    let mut shore = Vec::new();
-                    for y in 0..h {
-                        let i = (x * h + y) as u32;
-                        if water[[x, y]] == Water::Ocean {
-                            ocean.push(i);
-                        } else if on_edge(x, y)
-                            || NEIGHBOURS.iter().any(|&(dx, dy)| {
-                                let (nx, ny) =
-                                    ((x as isize + dx) as usize, (y as isize + dy) as usize);
-                                water[[nx, ny]] == Water::Ocean
-                            })
-                        {
-                            shore.push(i);
-                        }
-                    }
-                    (ocean, shore)
-                })
-                .collect();
-            let mut seeds = Vec::new();
-            for (ocean, shore) in per_column {
-                ocean.into_iter().for_each(|i| closed.set(i as usize));
-                seeds.extend(shore);
-            }
-            seeds
-        }
+    let heights = heights.as_standard_layout();
+    let water = match outlets {
+        Outlets::MapEdge => None,
+        Outlets::Ocean(water) => Some(water.as_standard_layout()),
     };
-    let zs = z.as_slice_mut().expect("standard layout");
-    // A max-heap on the inverted key pops the lowest cell first.
-    let mut open: RadixHeapMap<u32, u32> = RadixHeapMap::new();
-    let mut pit: VecDeque<u32> = VecDeque::new();
-    for i in seeds {
-        closed.set(i as usize);
-        open.push(!height_key(zs[i as usize]), i);
+    let map = Map {
+        heights: heights.as_slice().expect("standard layout"),
+        ocean: water
+            .as_ref()
+            .map(|water| water.as_slice().expect("standard layout")),
+        tiles: Tiles::new(w, h, side),
+    };
+    let tiles = &map.tiles;
+    let mut z = vec![0.0f32; w * h];
+    let graphs: Vec<TileGraph> = strips(&mut z, tiles)
+        .into_par_iter()
+        .map_init(Scratch::default, |scratch, (tx, strip)| {
+            (0..tiles.ny())
+                .map(|ty| scratch.local_fill(&map, tiles.rect(tx, ty), strip))
+                .collect::<Vec<_>>()
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .collect();
+    let (base, spill) = spill_heights(tiles, &graphs);
+    strips(&mut z, tiles).into_par_iter().for_each_init(
+        Scratch::default,
+        |scratch, (tx, strip)| {
+            for ty in 0..tiles.ny() {
+                let t = tiles.index(tx, ty);
+                let own = &graphs[t].keys;
+                let spill = &spill[base[t]..base[t] + own.len()];
+                if own.iter().zip(spill).any(|(k, s)| k != s) {
+                    scratch.refill(&map, tiles.rect(tx, ty), strip, spill);
+                }
+            }
+        },
+    );
+    Array2::from_shape_vec((w, h), z).expect("w × h cells")
+}
+
+/// Side of the square tiles the fill works in: a tile's buffers (height keys, labels, ranks,
+/// with a one-cell margin) stay in a core's L2 cache. At 8192, 128 was no faster (its
+/// sequential merge has twice the seeds) and 512 slower (BENCHMARKS.md, issue 18).
+const TILE: usize = 256;
+
+/// The label (or closed mark) of a cell outside the tile or out of the flood (the ocean).
+const BLOCKED: u32 = u32::MAX;
+
+/// The key of a seed slot that takes no part (a ring cell in the ocean, or an unused slot).
+const EXCLUDED: u32 = u32::MAX;
+
+/// The inverse of [`height_key`].
+#[inline]
+fn key_height(k: u32) -> f32 {
+    f32::from_bits(if k & 0x8000_0000 != 0 {
+        k & 0x7fff_ffff
+    } else {
+        !k
+    })
+}
+
+/// What every tile reads.
+struct Map<'a> {
+    heights: &'a [f32],
+    /// The water classification, when the ocean is the outlet.
+    ocean: Option<&'a [Water]>,
+    tiles: Tiles,
+}
+
+impl Map<'_> {
+    #[inline]
+    fn on_edge(&self, x: usize, y: usize) -> bool {
+        x == 0 || y == 0 || x == self.tiles.w - 1 || y == self.tiles.h - 1
     }
-    let offsets: [isize; 8] = NEIGHBOURS.map(|(dx, dy)| dx * h as isize + dy);
+}
+
+/// The map cut into tiles: bounds along x and y (tile column `k` spans `xs[k]..xs[k + 1]`),
+/// even to within a cell, and the tile column and row of every map column and row.
+struct Tiles {
+    w: usize,
+    h: usize,
+    xs: Vec<usize>,
+    ys: Vec<usize>,
+    tile_x: Vec<u32>,
+    tile_y: Vec<u32>,
+}
+
+impl Tiles {
+    fn new(w: usize, h: usize, side: usize) -> Tiles {
+        let bounds = |len: usize| -> Vec<usize> {
+            let n = len.div_ceil(side).max(1);
+            (0..=n).map(|k| k * len / n).collect()
+        };
+        let owner = |bounds: &[usize]| -> Vec<u32> {
+            (0..bounds.len() - 1)
+                .flat_map(|k| std::iter::repeat_n(k as u32, bounds[k + 1] - bounds[k]))
+                .collect()
+        };
+        let (xs, ys) = (bounds(w), bounds(h));
+        let (tile_x, tile_y) = (owner(&xs), owner(&ys));
+        Tiles {
+            w,
+            h,
+            xs,
+            ys,
+            tile_x,
+            tile_y,
+        }
+    }
+
+    fn nx(&self) -> usize {
+        self.xs.len() - 1
+    }
+
+    fn ny(&self) -> usize {
+        self.ys.len() - 1
+    }
+
+    /// Tile `(tx, ty)`'s index, column-major like the map.
+    fn index(&self, tx: usize, ty: usize) -> usize {
+        tx * self.ny() + ty
+    }
+
+    /// Tile `(tx, ty)`'s origin and size.
+    fn rect(&self, tx: usize, ty: usize) -> Rect {
+        Rect {
+            x0: self.xs[tx],
+            y0: self.ys[ty],
+            w: self.xs[tx + 1] - self.xs[tx],
+            h: self.ys[ty + 1] - self.ys[ty],
+            strip_x0: self.xs[tx],
+        }
+    }
+}
+
+/// The map's columns, a tile column's worth at a time (contiguous in the X-outer layout).
+fn strips<'a>(z: &'a mut [f32], tiles: &Tiles) -> Vec<(usize, &'a mut [f32])> {
+    let mut rest = z;
+    (0..tiles.nx())
+        .map(|tx| {
+            let (strip, tail) =
+                std::mem::take(&mut rest).split_at_mut((tiles.xs[tx + 1] - tiles.xs[tx]) * tiles.h);
+            rest = tail;
+            (tx, strip)
+        })
+        .collect()
+}
+
+/// A tile's origin and size.
+#[derive(Clone, Copy)]
+struct Rect {
+    x0: usize,
+    y0: usize,
+    w: usize,
+    h: usize,
+    /// The first column of the strip holding the tile.
+    strip_x0: usize,
+}
+
+impl Rect {
+    /// Slots for the ring (the tile's outermost cells), numbered column by column.
+    fn ring_slots(self) -> usize {
+        if self.w == 1 {
+            self.h
+        } else {
+            2 * self.h + 2 * (self.w - 2)
+        }
+    }
+
+    /// The ring slot of tile cell `(i, j)`, if it is on the ring.
+    #[inline]
+    fn ring_slot(self, i: usize, j: usize) -> Option<usize> {
+        if i == 0 {
+            Some(j)
+        } else if i == self.w - 1 {
+            Some(self.h + 2 * (self.w - 2) + j)
+        } else if j == 0 {
+            Some(self.h + 2 * (i - 1))
+        } else if j == self.h - 1 {
+            Some(self.h + 2 * (i - 1) + 1)
+        } else {
+            None
+        }
+    }
+
+    /// The tile cell of ring slot `s` (the inverse of [`Rect::ring_slot`]).
+    #[inline]
+    fn ring_cell(self, s: usize) -> (usize, usize) {
+        if s < self.h {
+            (0, s)
+        } else if s < self.h + 2 * (self.w - 2) {
+            let k = s - self.h;
+            (1 + k / 2, if k % 2 == 0 { 0 } else { self.h - 1 })
+        } else {
+            (self.w - 1, s - self.h - 2 * (self.w - 2))
+        }
+    }
+
+    /// The ring's cells, slot by slot.
+    fn ring(self) -> impl Iterator<Item = (usize, usize)> {
+        (0..self.ring_slots()).filter_map(move |s| {
+            let (i, j) = self.ring_cell(s);
+            (self.ring_slot(i, j) == Some(s)).then_some((i, j))
+        })
+    }
+}
+
+/// What a tile's first flood leaves for the merge: its seeds — the ring's slots, then the
+/// outlets inside it — and the minimum spanning forest of their watersheds.
+struct TileGraph {
+    /// Each seed's height key; [`EXCLUDED`] for a slot out of the flood.
+    keys: Vec<u32>,
+    /// The seeds that are outlets.
+    outlets: Vec<u32>,
+    /// Forest edges: two seeds and the height key at which their watersheds meet.
+    forest: Vec<(u32, u32, u32)>,
+}
+
+/// One thread's tile buffers, with a one-cell margin (column-major, `(w + 2) × (h + 2)`).
+#[derive(Default)]
+struct Scratch {
+    /// Height keys ([`height_key`]: every comparison in the flood is in their total order).
+    z: Vec<u32>,
+    /// 0 for a cell not yet reached, [`BLOCKED`], or the seed the cell was flooded from + 1.
+    label: Vec<u32>,
+    /// The ocean, margin included (ocean outlets only).
+    wet: Vec<bool>,
+    queue: RankQueue,
+    pit: Vec<u32>,
+    /// Union-find parents over the seeds + 1.
+    parent: Vec<u32>,
+}
+
+impl Scratch {
+    /// Loads tile `r` of `surface` (the heights, or the strip holding the tile), marks the
+    /// margin and the ocean blocked and everything else unreached.
+    fn load(&mut self, map: &Map, r: Rect, surface: &[f32], surface_x0: usize) {
+        let (h, ph) = (map.tiles.h, r.h + 2);
+        let cells = (r.w + 2) * ph;
+        self.z.clear();
+        self.z.resize(cells, 0);
+        self.label.clear();
+        self.label.resize(cells, BLOCKED);
+        for i in 0..r.w {
+            let from = (r.x0 + i - surface_x0) * h + r.y0;
+            let to = (i + 1) * ph + 1;
+            for (k, &h) in self.z[to..to + r.h]
+                .iter_mut()
+                .zip(&surface[from..from + r.h])
+            {
+                *k = height_key(h);
+            }
+            self.label[to..to + r.h].fill(0);
+        }
+        if let Some(ocean) = map.ocean {
+            // The ocean over the tile and its margin (what lies beyond the map stays dry).
+            self.wet.clear();
+            self.wet.resize(cells, false);
+            let (y_lo, y_hi) = (r.y0.saturating_sub(1), (r.y0 + r.h + 1).min(h));
+            let j0 = y_lo + 1 - r.y0;
+            for i in 0..r.w + 2 {
+                let Some(x) = (r.x0 + i).checked_sub(1).filter(|&x| x < map.tiles.w) else {
+                    continue;
+                };
+                let column = &ocean[x * h + y_lo..x * h + y_hi];
+                let to = i * ph + j0;
+                for (wet, &water) in self.wet[to..to + column.len()].iter_mut().zip(column) {
+                    *wet = water == Water::Ocean;
+                }
+            }
+            for i in 1..=r.w {
+                let c = i * ph + 1;
+                for (l, &wet) in self.label[c..c + r.h].iter_mut().zip(&self.wet[c..c + r.h]) {
+                    if wet {
+                        *l = BLOCKED;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether tile cell `(i, j)` (not blocked) is an outlet.
+    #[inline]
+    fn is_outlet(&self, map: &Map, r: Rect, i: usize, j: usize, offsets: &[isize; 8]) -> bool {
+        if map.on_edge(r.x0 + i, r.y0 + j) {
+            return true;
+        }
+        let c = (i + 1) * (r.h + 2) + j + 1;
+        map.ocean.is_some()
+            && offsets
+                .iter()
+                .any(|&off| self.wet[c.wrapping_add_signed(off)])
+    }
+
+    /// Pushes the outlets inside the tile (ocean outlets only: the map edge is on rings).
+    fn push_inner_outlets(&mut self, map: &Map, r: Rect, mut seed: impl FnMut(&mut Self, usize)) {
+        if map.ocean.is_none() || r.w < 3 || r.h < 3 {
+            return;
+        }
+        let ph = r.h + 2;
+        for i in 2..r.w {
+            for c in i * ph + 2..i * ph + r.h {
+                let wet = &self.wet;
+                let shore = wet[c - ph - 1]
+                    | wet[c - ph]
+                    | wet[c - ph + 1]
+                    | wet[c - 1]
+                    | wet[c + 1]
+                    | wet[c + ph - 1]
+                    | wet[c + ph]
+                    | wet[c + ph + 1];
+                if shore && !wet[c] && self.label[c] == 0 {
+                    seed(self, c);
+                }
+            }
+        }
+    }
+
+    /// The first flood of tile `r`: writes its local fill into `strip` and returns its graph.
+    fn local_fill(&mut self, map: &Map, r: Rect, strip: &mut [f32]) -> TileGraph {
+        self.load(map, r, map.heights, 0);
+        let ph = r.h + 2;
+        let offsets = offsets(ph);
+        let mut keys = vec![EXCLUDED; r.ring_slots()];
+        let mut outlets = Vec::new();
+        self.queue.rank(&self.z, &self.label);
+        self.pit.clear();
+        for (i, j) in r.ring() {
+            let c = (i + 1) * ph + j + 1;
+            if self.label[c] == BLOCKED {
+                continue;
+            }
+            let slot = r.ring_slot(i, j).expect("on the ring");
+            self.label[c] = slot as u32 + 1;
+            keys[slot] = self.z[c];
+            if self.is_outlet(map, r, i, j, &offsets) {
+                outlets.push(slot as u32);
+            }
+            self.queue.push(c);
+        }
+        self.push_inner_outlets(map, r, |s, c| {
+            outlets.push(keys.len() as u32);
+            keys.push(s.z[c]);
+            s.label[c] = keys.len() as u32;
+            s.queue.push(c);
+        });
+        self.parent.clear();
+        self.parent.extend(0..=keys.len() as u32);
+        let mut forest = Vec::new();
+        self.flood::<true>(ph, &mut forest);
+        self.store(map, r, strip);
+        TileGraph {
+            keys,
+            outlets,
+            forest,
+        }
+    }
+
+    /// The second flood of tile `r`, from its ring at the spill heights `spill` (per slot) and
+    /// its inner outlets, over its local fill in `strip`.
+    fn refill(&mut self, map: &Map, r: Rect, strip: &mut [f32], spill: &[u32]) {
+        self.load(map, r, strip, r.strip_x0);
+        let ph = r.h + 2;
+        // A cell's final height is the higher of its local fill and its seed's spill height, so
+        // only cells below the highest raised spill can change: the rest are walls.
+        let top = r
+            .ring()
+            .filter_map(|(i, j)| {
+                let c = (i + 1) * ph + j + 1;
+                let k = spill[r.ring_slot(i, j).expect("on the ring")];
+                (self.label[c] != BLOCKED && k != self.z[c]).then_some(k)
+            })
+            .max()
+            .expect("a raised seed");
+        for (l, &k) in self.label.iter_mut().zip(&self.z) {
+            if *l == 0 && k >= top {
+                *l = BLOCKED;
+            }
+        }
+        for (i, j) in r.ring() {
+            let c = (i + 1) * ph + j + 1;
+            if self.label[c] != BLOCKED {
+                self.z[c] = spill[r.ring_slot(i, j).expect("on the ring")];
+            }
+        }
+        self.queue.rank(&self.z, &self.label);
+        self.pit.clear();
+        for (i, j) in r.ring() {
+            let c = (i + 1) * ph + j + 1;
+            if self.label[c] != BLOCKED {
+                self.label[c] = 1;
+                self.queue.push(c);
+            }
+        }
+        self.push_inner_outlets(map, r, |s, c| {
+            s.label[c] = 1;
+            s.queue.push(c);
+        });
+        self.flood::<false>(ph, &mut Vec::new());
+        self.store(map, r, strip);
+    }
+
+    /// Writes the tile back into its strip.
+    fn store(&self, map: &Map, r: Rect, strip: &mut [f32]) {
+        let (h, ph) = (map.tiles.h, r.h + 2);
+        for i in 0..r.w {
+            let to = (r.x0 + i - r.strip_x0) * h + r.y0;
+            let from = (i + 1) * ph + 1;
+            for (h, &k) in strip[to..to + r.h]
+                .iter_mut()
+                .zip(&self.z[from..from + r.h])
+            {
+                *h = key_height(k);
+            }
+        }
+    }
+
+    /// Priority-Flood from the queued seeds. With `LABELS`, every reached cell takes the label
+    /// of the cell it is reached from, and the labels' minimum spanning forest goes to `forest`.
+    fn flood<const LABELS: bool>(&mut self, ph: usize, forest: &mut Vec<(u32, u32, u32)>) {
+        let offsets = offsets(ph);
+        let Scratch {
+            z,
+            label,
+            queue,
+            pit,
+            parent,
+            ..
+        } = self;
+        let (z, label, parent) = (&mut z[..], &mut label[..], &mut parent[..]);
+        let (rank, order, bits) = (&queue.rank[..], &queue.order[..], &mut queue.bits[..]);
+        let mut cursor = queue.cursor;
+        loop {
+            let c = if let Some(c) = pit.pop() {
+                c as usize
+            } else {
+                // The queue's pop, inlined.
+                loop {
+                    let Some(&word) = bits.get(cursor) else {
+                        queue.cursor = cursor;
+                        return;
+                    };
+                    if word != 0 {
+                        bits[cursor] = word & (word - 1);
+                        break order[cursor * 64 + word.trailing_zeros() as usize] as usize;
+                    }
+                    cursor += 1;
+                }
+            };
+            let zc = z[c];
+            // The seed that stands for every seed already joined to c's: cells reached from c
+            // take it, so a joined region shows no more meetings inside it.
+            let mut lc = if LABELS {
+                find(parent, label[c])
+            } else {
+                label[c]
+            };
+            for off in offsets {
+                let n = c.wrapping_add_signed(off);
+                let ln = label[n];
+                if ln == 0 {
+                    label[n] = lc;
+                    if z[n] <= zc {
+                        z[n] = zc;
+                        pit.push(n as u32);
+                    } else {
+                        let r = rank[n] as usize;
+                        bits[r >> 6] |= 1 << (r & 63);
+                    }
+                } else if LABELS && ln != lc && ln != BLOCKED && z[n] <= zc {
+                    // Cells are met in non-decreasing height, so this is Kruskal's order, and
+                    // any two seeds of the two sets stand for the join: within each, every
+                    // seed reaches every other below this height.
+                    let b = find(parent, ln);
+                    if b != lc {
+                        parent[lc as usize] = b;
+                        forest.push((lc - 1, b - 1, zc));
+                        lc = b;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A monotone priority queue over a tile's cells: the cells sorted once by height (then by
+/// position), and a bit per rank. Priority-Flood only pushes cells above the last one popped,
+/// so a cursor over the bits only moves forward: pushing and popping cost O(1).
+#[derive(Default)]
+struct RankQueue {
+    /// Each cell's rank (cells out of the flood: unset).
+    rank: Vec<u32>,
+    /// The cell of each rank.
+    order: Vec<u32>,
+    bits: Vec<u64>,
+    /// The word holding the last rank popped.
+    cursor: usize,
+    /// Radix sort buffers: (key - lowest key) << 32 | cell.
+    sort: Vec<u64>,
+    spare: Vec<u64>,
+}
+
+impl RankQueue {
+    /// Ranks the cells of `z` that are not [`BLOCKED`] and empties the queue.
+    fn rank(&mut self, z: &[u32], label: &[u32]) {
+        self.sort.clear();
+        let mut lowest = u32::MAX;
+        for (c, (&k, &l)) in z.iter().zip(label).enumerate() {
+            if l != BLOCKED {
+                lowest = lowest.min(k);
+                self.sort.push((u64::from(k) << 32) | c as u64);
+            }
+        }
+        let span = self
+            .sort
+            .iter()
+            .map(|&e| ((e >> 32) as u32).wrapping_sub(lowest))
+            .max()
+            .unwrap_or(0);
+        for e in &mut self.sort {
+            *e -= u64::from(lowest) << 32;
+        }
+        // Least significant digit first, in as few passes of at most 12 bits as the span needs.
+        let bits = 32 - span.leading_zeros();
+        let passes = bits.div_ceil(12).max(1);
+        let digit = bits.div_ceil(passes).max(1);
+        let mask = (1usize << digit) - 1;
+        let mut count = vec![0u32; 1 << digit];
+        for pass in 0..passes {
+            let shift = 32 + pass * digit;
+            count.fill(0);
+            for &e in &self.sort {
+                count[(e >> shift) as usize & mask] += 1;
+            }
+            let mut sum = 0;
+            for c in &mut count {
+                (*c, sum) = (sum, sum + *c);
+            }
+            self.spare.clear();
+            self.spare.resize(self.sort.len(), 0);
+            for &e in &self.sort {
+                let d = (e >> shift) as usize & mask;
+                self.spare[count[d] as usize] = e;
+                count[d] += 1;
+            }
+            std::mem::swap(&mut self.sort, &mut self.spare);
+        }
+        self.rank.resize(z.len(), 0);
+        self.order.clear();
+        for (r, &e) in self.sort.iter().enumerate() {
+            self.rank[e as u32 as usize] = r as u32;
+            self.order.push(e as u32);
+        }
+        self.bits.clear();
+        self.bits.resize(self.order.len().div_ceil(64), 0);
+        self.cursor = 0;
+    }
+
+    /// Queues cell `c`, which ranks above the last cell popped.
+    #[inline]
+    fn push(&mut self, c: usize) {
+        let r = self.rank[c] as usize;
+        debug_assert!(r >> 6 >= self.cursor);
+        self.bits[r >> 6] |= 1 << (r & 63);
+    }
+}
+
+/// The offsets of the 8 neighbours in a column-major buffer of columns `ph` cells high.
+fn offsets(ph: usize) -> [isize; 8] {
+    NEIGHBOURS.map(|(dx, dy)| dx * ph as isize + dy)
+}
+
+/// Union-find root, halving the path on the way.
+#[inline]
+fn find(parent: &mut [u32], mut a: u32) -> u32 {
+    while parent[a as usize] != a {
+        let up = parent[parent[a as usize] as usize];
+        parent[a as usize] = up;
+        a = up;
+    }
+    a
+}
+
+/// Every seed's spill height key (seeds of tile `t` from `base[t]`, in [`TileGraph`] order):
+/// a Priority-Flood from the outlets over the tiles' forests and the ring cells' neighbours
+/// in adjacent tiles.
+fn spill_heights(tiles: &Tiles, graphs: &[TileGraph]) -> (Vec<usize>, Vec<u32>) {
+    let mut base = Vec::with_capacity(graphs.len() + 1);
+    base.push(0);
+    for g in graphs {
+        base.push(base[base.len() - 1] + g.keys.len());
+    }
+    let nodes = base[graphs.len()];
+    let keys: Vec<u32> = graphs.iter().flat_map(|g| g.keys.iter().copied()).collect();
+    let tile_of: Vec<u32> = graphs
+        .iter()
+        .enumerate()
+        .flat_map(|(t, g)| std::iter::repeat_n(t as u32, g.keys.len()))
+        .collect();
+    // The forests as adjacency lists.
+    let mut start = vec![0u32; nodes + 1];
+    for (t, g) in graphs.iter().enumerate() {
+        for &(a, b, _) in &g.forest {
+            start[base[t] + a as usize + 1] += 1;
+            start[base[t] + b as usize + 1] += 1;
+        }
+    }
+    for i in 0..nodes {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut edges = vec![(0u32, 0u32); start[nodes] as usize];
+    for (t, g) in graphs.iter().enumerate() {
+        for &(a, b, k) in &g.forest {
+            let (a, b) = (base[t] + a as usize, base[t] + b as usize);
+            edges[fill[a] as usize] = (b as u32, k);
+            fill[a] += 1;
+            edges[fill[b] as usize] = (a as u32, k);
+            fill[b] += 1;
+        }
+    }
+    let mut spill = vec![u32::MAX; nodes];
+    let mut done = Bits::new(nodes);
+    let mut heap: RadixHeapMap<u32, u32> = RadixHeapMap::new();
+    for (t, g) in graphs.iter().enumerate() {
+        for &s in &g.outlets {
+            let u = base[t] + s as usize;
+            spill[u] = keys[u];
+            heap.push(!keys[u], u as u32);
+        }
+    }
+    let (w, h) = (tiles.w as isize, tiles.h as isize);
+    // Seeds reached at the level being popped are final at once: a plain stack, not the heap.
+    let mut level: Vec<u32> = Vec::new();
     loop {
-        let c = if let Some(c) = pit.pop_front() {
-            c
-        } else if let Some((_, c)) = open.pop() {
-            c
+        let (k, u) = if let Some(u) = level.pop() {
+            (spill[u as usize], u as usize)
+        } else if let Some((k, u)) = heap.pop() {
+            (!k, u as usize)
         } else {
             break;
         };
-        let (cx, cy) = ((c as usize) / h, (c as usize) % h);
-        let zc = zs[c as usize];
-        let interior = !on_edge(cx, cy);
-        for (k, &off) in offsets.iter().enumerate() {
-            if !interior {
-                let (dx, dy) = NEIGHBOURS[k];
-                let (nx, ny) = (cx as isize + dx, cy as isize + dy);
-                if nx < 0 || ny < 0 || nx as usize >= w || ny as usize >= h {
-                    continue;
+        if done.get(u) {
+            continue;
+        }
+        done.set(u);
+        let mut relax = |v: usize, wk: u32| {
+            let cand = k.max(wk);
+            if cand < spill[v] {
+                spill[v] = cand;
+                if cand == k {
+                    level.push(v as u32);
+                } else {
+                    heap.push(!cand, v as u32);
                 }
             }
-            let n = (c as isize + off) as usize;
-            if closed.get(n) {
+        };
+        for &(v, wk) in &edges[start[u] as usize..start[u + 1] as usize] {
+            relax(v as usize, wk);
+        }
+        let t = tile_of[u] as usize;
+        let (tx, ty) = (t / tiles.ny(), t % tiles.ny());
+        let r = tiles.rect(tx, ty);
+        let slot = u - base[t];
+        if slot >= r.ring_slots() {
+            continue;
+        }
+        let (i, j) = r.ring_cell(slot);
+        let (x, y) = ((r.x0 + i) as isize, (r.y0 + j) as isize);
+        for (dx, dy) in NEIGHBOURS {
+            let (nx, ny) = (x + dx, y + dy);
+            if nx < 0 || ny < 0 || nx >= w || ny >= h {
                 continue;
             }
-            closed.set(n);
-            if zs[n] <= zc {
-                zs[n] = zc;
-                pit.push_back(n as u32);
-            } else {
-                open.push(!height_key(zs[n]), n as u32);
+            let (nx, ny) = (nx as usize, ny as usize);
+            let (ntx, nty) = (tiles.tile_x[nx] as usize, tiles.tile_y[ny] as usize);
+            if (ntx, nty) == (tx, ty) {
+                continue;
+            }
+            let nr = tiles.rect(ntx, nty);
+            let slot = nr
+                .ring_slot(nx - nr.x0, ny - nr.y0)
+                .expect("a neighbour across a tile's side is on its ring");
+            let v = base[tiles.index(ntx, nty)] + slot;
+            if keys[v] != EXCLUDED {
+                relax(v, keys[v]);
             }
         }
     }
-    z
+    (base, spill)
 }
 
 /// What the depressions of a map look like.
@@ -153,44 +795,55 @@ pub struct BasinStats {
 pub fn basin_stats(heights: &Array2<f32>, filled: &Array2<f32>) -> BasinStats {
     let (w, h) = heights.dim();
     let cell_area = crate::units::px_area_m2(w);
-    let depth = |x: usize, y: usize| (filled[[x, y]] - heights[[x, y]]) * METRES_PER_RAW;
+    let (heights, filled) = (heights.as_standard_layout(), filled.as_standard_layout());
+    let (hs, fs) = (
+        heights.as_slice().expect("standard layout"),
+        filled.as_slice().expect("standard layout"),
+    );
+    let depth = |i: usize| (fs[i] - hs[i]) * METRES_PER_RAW;
+    // The raised cells in scan order, found in parallel a column at a time; the walks over
+    // them are sequential, in that order (the volume is summed in it).
+    let raised: Vec<Vec<u32>> = (0..w)
+        .into_par_iter()
+        .map(|x| {
+            (x * h..(x + 1) * h)
+                .filter(|&i| depth(i) > 0.0)
+                .map(|i| i as u32)
+                .collect()
+        })
+        .collect();
     let mut seen = Bits::new(w * h);
     let mut basins: Vec<(usize, f32)> = Vec::new();
     let mut stats = BasinStats::default();
     let mut stack = Vec::new();
-    // Only columns holding a raised cell need the sequential walk; find them in parallel.
-    let raised: Vec<bool> = (0..w)
-        .into_par_iter()
-        .map(|x| (0..h).any(|y| filled[[x, y]] > heights[[x, y]]))
-        .collect();
-    for x in (0..w).filter(|&x| raised[x]) {
-        for y in 0..h {
-            if seen.get(x * h + y) || depth(x, y) <= 0.0 {
-                continue;
-            }
-            seen.set(x * h + y);
-            stack.push((x, y));
-            let (mut cells, mut deepest) = (0usize, 0.0f32);
-            while let Some((x, y)) = stack.pop() {
-                let d = depth(x, y);
-                cells += 1;
-                deepest = deepest.max(d);
-                stats.volume_m3 += f64::from(d) * cell_area;
-                for (dx, dy) in NEIGHBOURS {
-                    let (nx, ny) = (x as isize + dx, y as isize + dy);
-                    if nx < 0 || ny < 0 || nx as usize >= w || ny as usize >= h {
-                        continue;
-                    }
-                    let (nx, ny) = (nx as usize, ny as usize);
-                    if !seen.get(nx * h + ny) && depth(nx, ny) > 0.0 {
-                        seen.set(nx * h + ny);
-                        stack.push((nx, ny));
-                    }
+    for &i in raised.iter().flatten() {
+        let i = i as usize;
+        if seen.get(i) {
+            continue;
+        }
+        seen.set(i);
+        stack.push(i);
+        let (mut cells, mut deepest) = (0usize, 0.0f32);
+        while let Some(c) = stack.pop() {
+            let d = depth(c);
+            cells += 1;
+            deepest = deepest.max(d);
+            stats.volume_m3 += f64::from(d) * cell_area;
+            let (x, y) = (c / h, c % h);
+            for (dx, dy) in NEIGHBOURS {
+                let (nx, ny) = (x as isize + dx, y as isize + dy);
+                if nx < 0 || ny < 0 || nx as usize >= w || ny as usize >= h {
+                    continue;
+                }
+                let n = nx as usize * h + ny as usize;
+                if !seen.get(n) && depth(n) > 0.0 {
+                    seen.set(n);
+                    stack.push(n);
                 }
             }
-            stats.filled_cells += cells;
-            basins.push((cells, deepest));
         }
+        stats.filled_cells += cells;
+        basins.push((cells, deepest));
     }
     stats.basins = basins.len();
     if !basins.is_empty() {
@@ -242,6 +895,211 @@ mod tests {
         }
     }
 
+    /// The fill as one Priority-Flood over the whole map (what this stage ran before issue 18,
+    /// Barnes et al. 2014's Algorithm 2): the oracle for the tiled fill.
+    fn one_flood(heights: &Array2<f32>, ocean: Option<&Array2<Water>>) -> Array2<f32> {
+        let (w, h) = heights.dim();
+        let mut z = heights.clone();
+        let mut closed = Array2::from_elem((w, h), false);
+        let mut open = std::collections::BinaryHeap::new();
+        let mut pit = std::collections::VecDeque::new();
+        let inside = |x: isize, y: isize| x >= 0 && y >= 0 && x < w as isize && y < h as isize;
+        let wet = |x: usize, y: usize| ocean.is_some_and(|o| o[[x, y]] == Water::Ocean);
+        for x in 0..w {
+            for y in 0..h {
+                let edge = x == 0 || y == 0 || x == w - 1 || y == h - 1;
+                let shore = NEIGHBOURS.iter().any(|&(dx, dy)| {
+                    let (nx, ny) = (x as isize + dx, y as isize + dy);
+                    inside(nx, ny) && wet(nx as usize, ny as usize)
+                });
+                if wet(x, y) {
+                    closed[[x, y]] = true;
+                } else if edge || shore {
+                    closed[[x, y]] = true;
+                    open.push(std::cmp::Reverse((height_key(z[[x, y]]), x, y)));
+                }
+            }
+        }
+        loop {
+            let (x, y) = if let Some(c) = pit.pop_front() {
+                c
+            } else if let Some(std::cmp::Reverse((_, x, y))) = open.pop() {
+                (x, y)
+            } else {
+                return z;
+            };
+            let zc = z[[x, y]];
+            for (dx, dy) in NEIGHBOURS {
+                let (nx, ny) = (x as isize + dx, y as isize + dy);
+                if !inside(nx, ny) || closed[[nx as usize, ny as usize]] {
+                    continue;
+                }
+                let n = (nx as usize, ny as usize);
+                closed[n] = true;
+                if z[n] <= zc {
+                    z[n] = zc;
+                    pit.push_back(n);
+                } else {
+                    open.push(std::cmp::Reverse((height_key(z[n]), n.0, n.1)));
+                }
+            }
+        }
+    }
+
+    /// The basin statistics as this stage computed them before issue 18, column by column.
+    fn stats_by_columns(heights: &Array2<f32>, filled: &Array2<f32>) -> BasinStats {
+        let (w, h) = heights.dim();
+        let cell_area = crate::units::px_area_m2(w);
+        let depth = |x: usize, y: usize| (filled[[x, y]] - heights[[x, y]]) * METRES_PER_RAW;
+        let mut seen = Array2::from_elem((w, h), false);
+        let mut basins: Vec<(usize, f32)> = Vec::new();
+        let mut stats = BasinStats::default();
+        for x in 0..w {
+            for y in 0..h {
+                if seen[[x, y]] || depth(x, y) <= 0.0 {
+                    continue;
+                }
+                seen[[x, y]] = true;
+                let mut stack = vec![(x, y)];
+                let (mut cells, mut deepest) = (0usize, 0.0f32);
+                while let Some((x, y)) = stack.pop() {
+                    let d = depth(x, y);
+                    cells += 1;
+                    deepest = deepest.max(d);
+                    stats.volume_m3 += f64::from(d) * cell_area;
+                    for (dx, dy) in NEIGHBOURS {
+                        let (nx, ny) = (x as isize + dx, y as isize + dy);
+                        if nx < 0 || ny < 0 || nx as usize >= w || ny as usize >= h {
+                            continue;
+                        }
+                        let (nx, ny) = (nx as usize, ny as usize);
+                        if !seen[[nx, ny]] && depth(nx, ny) > 0.0 {
+                            seen[[nx, ny]] = true;
+                            stack.push((nx, ny));
+                        }
+                    }
+                }
+                stats.filled_cells += cells;
+                basins.push((cells, deepest));
+            }
+        }
+        stats.basins = basins.len();
+        if !basins.is_empty() {
+            let mut sizes: Vec<usize> = basins.iter().map(|b| b.0).collect();
+            let mut depths: Vec<f32> = basins.iter().map(|b| b.1).collect();
+            sizes.sort_unstable();
+            depths.sort_unstable_by(f32::total_cmp);
+            stats.largest_cells = sizes[sizes.len() - 1];
+            stats.median_cells = sizes[sizes.len() / 2];
+            stats.max_depth_m = depths[depths.len() - 1];
+            stats.median_depth_m = depths[depths.len() / 2];
+        }
+        stats
+    }
+
+    /// A rough surface with pits, flats (heights in steps) and nested depressions, and an
+    /// ocean of blobs below `sea` plus a ragged border, from `seed`.
+    fn terrain(w: usize, h: usize, seed: u64, sea: f32) -> (Array2<f32>, Array2<Water>) {
+        let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let heights = Array2::from_shape_fn((w, h), |(x, y)| {
+            let (fx, fy) = (x as f32, y as f32);
+            let smooth = (fx * 0.31).sin() + (fy * 0.23).cos() + (fx * fy * 0.013).sin();
+            ((smooth + next() * 1.5) * 4.0).round() * 0.25
+        });
+        let water = Array2::from_shape_fn((w, h), |(x, y)| {
+            let border = x.min(y).min(w - 1 - x).min(h - 1 - y);
+            if heights[[x, y]] < sea || (border == 0 && next() < 0.5) {
+                Water::Ocean
+            } else {
+                Water::Dry
+            }
+        });
+        (heights, water)
+    }
+
+    #[test]
+    fn tiles_of_any_size_fill_as_one_flood() {
+        for (case, &(w, h)) in [(61, 47), (33, 80), (1, 9), (9, 1), (2, 2), (17, 3)]
+            .iter()
+            .enumerate()
+        {
+            let (heights, water) = terrain(w, h, case as u64 + 1, -0.8);
+            let edge = one_flood(&heights, None);
+            let ocean = one_flood(&heights, Some(&water));
+            for side in [1, 2, 3, 5, 8, 16, 64] {
+                let what = format!("{w}×{h}, tiles of {side}");
+                assert_eq!(
+                    fill_in_tiles(&heights, Outlets::MapEdge, side),
+                    edge,
+                    "{what}"
+                );
+                let tiled = fill_in_tiles(&heights, Outlets::Ocean(&water), side);
+                assert_eq!(tiled, ocean, "{what}, ocean outlets");
+            }
+        }
+    }
+
+    #[test]
+    fn the_same_fill_and_statistics_on_one_thread_and_two() {
+        let (heights, water) = terrain(700, 530, 7, -0.5);
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("thread pool");
+            pool.install(|| {
+                let edge = fill_depressions(&heights, Outlets::MapEdge);
+                let ocean = fill_depressions(&heights, Outlets::Ocean(&water));
+                let stats = basin_stats(&heights, &ocean);
+                (edge, ocean, stats)
+            })
+        };
+        let (one, two) = (run(1), run(2));
+        let bits = |a: &Array2<f32>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&one.0), bits(&two.0));
+        assert_eq!(bits(&one.1), bits(&two.1));
+        assert_eq!(one.2, two.2);
+        assert_eq!(one.2.volume_m3.to_bits(), two.2.volume_m3.to_bits());
+        // And the same as the single flood and the column-by-column statistics of before (as
+        // values: this terrain has spills at both +0.0 and -0.0, which compare equal; the single
+        // flood gives either sign depending on the order it meets them).
+        assert_eq!(one.1, one_flood(&heights, Some(&water)));
+        let before = stats_by_columns(&heights, &one.1);
+        assert_eq!(one.2, before);
+        assert_eq!(one.2.volume_m3.to_bits(), before.volume_m3.to_bits());
+        assert!(one.2.basins > 10, "{:?}", one.2);
+    }
+
+    #[test]
+    fn ring_slots_number_the_ring_once() {
+        for (w, h) in [(1, 1), (1, 5), (5, 1), (2, 2), (2, 7), (6, 4), (256, 256)] {
+            let r = Rect {
+                x0: 0,
+                y0: 0,
+                w,
+                h,
+                strip_x0: 0,
+            };
+            let ring: Vec<(usize, usize)> = r.ring().collect();
+            let expected = (0..w)
+                .flat_map(|i| (0..h).map(move |j| (i, j)))
+                .filter(|&(i, j)| i == 0 || j == 0 || i == w - 1 || j == h - 1)
+                .count();
+            assert_eq!(ring.len(), expected, "{w}×{h}");
+            for (i, j) in ring {
+                let s = r.ring_slot(i, j).expect("on the ring");
+                assert!(s < r.ring_slots());
+                assert_eq!(r.ring_cell(s), (i, j), "{w}×{h}");
+            }
+        }
+    }
+
     #[test]
     fn fills_exactly_as_the_brute_force_definition() {
         // A bumpy surface with pits, flats and nested depressions.
@@ -251,6 +1109,9 @@ mod tests {
         });
         let filled = fill_depressions(&heights, Outlets::MapEdge);
         assert_eq!(filled, reference(&heights));
+        for side in [3, 7, 16] {
+            assert_eq!(fill_in_tiles(&heights, Outlets::MapEdge, side), filled);
+        }
         let stats = basin_stats(&heights, &filled);
         assert!(stats.basins > 0 && stats.filled_cells > 0);
         assert!(filled.iter().zip(heights.iter()).all(|(f, h)| f >= h));
