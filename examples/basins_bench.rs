@@ -1,8 +1,10 @@
 //! Priority-flood timing on a generated world's final heights, for `scripts/bench-basins.sh`:
 //! fills the map with the map edge as the outlet (RichDEM's convention) and with the ocean as
-//! the outlet (the generator's), three times each, and writes the heights and the edge-outlet
-//! fill as raw little-endian f32 files (`[x][y]`, X outer) for RichDEM to run on and be compared
-//! with, and the ocean as one byte a cell (`ocean.u8`, 1 = ocean).
+//! the outlet (the generator's, with the basin statistics; then again as `basins`, which holds
+//! no filled surface, checked to give the same figures), three times each, and writes the
+//! heights and the edge-outlet fill as raw little-endian f32 files (`[x][y]`, X outer) for
+//! RichDEM to run on and be compared with, and the ocean as one byte a cell (`ocean.u8`, 1 =
+//! ocean).
 //!
 //! `cargo run --release --example basins_bench -- [SIZE] [SEED] [DIR] [--reuse] [--previous]`
 //!
@@ -24,7 +26,7 @@ use islagen::grid::bits::Bits;
 use islagen::grid::{height_key, NEIGHBOURS};
 use islagen::pipeline;
 use islagen::progress::Progress;
-use islagen::stages::basins::{basin_stats, fill_depressions, BasinStats, Outlets};
+use islagen::stages::basins::{basin_stats, basins, fill_depressions, BasinStats, Outlets};
 use islagen::stages::sea::Water;
 
 fn write_bytes(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -132,6 +134,18 @@ fn main() -> anyhow::Result<()> {
         ocean = Some((filled, stats));
     }
     let (ocean, ocean_stats) = ocean.expect("three runs");
+    for run in 1..=3 {
+        let t = Instant::now();
+        let stats = basins(heights, Outlets::Ocean(&water));
+        println!(
+            "islagen ocean-outlet basins without the filled surface, run {run}: {:.3} s",
+            t.elapsed().as_secs_f64()
+        );
+        anyhow::ensure!(
+            stats == ocean_stats && stats.volume_m3.to_bits() == ocean_stats.volume_m3.to_bits(),
+            "basins() differs from basin_stats(fill_depressions()): {stats:?}, {ocean_stats:?}"
+        );
+    }
     if previous {
         let mut before = None;
         for run in 1..=3 {
@@ -151,7 +165,8 @@ fn main() -> anyhow::Result<()> {
             let fill_s = t.elapsed().as_secs_f64();
             let stats = previous_stats(heights, &filled);
             println!(
-                "previous ocean-outlet fill, run {run}: {fill_s:.3} s (+ statistics {:.3} s): {} basins",
+                "previous ocean-outlet fill, run {run}: {fill_s:.3} s \
+                 (+ statistics {:.3} s): {} basins",
                 t.elapsed().as_secs_f64() - fill_s,
                 stats.basins
             );
@@ -164,7 +179,10 @@ fn main() -> anyhow::Result<()> {
                 && ocean_stats.volume_m3.to_bits() == before_stats.volume_m3.to_bits(),
             "statistics differ: {ocean_stats:?} against {before_stats:?}"
         );
-        println!("previous vs islagen: both fills bit for bit the same, statistics the same: {ocean_stats:?}");
+        println!(
+            "previous vs islagen: both fills bit for bit the same, \
+             statistics the same: {ocean_stats:?}"
+        );
     }
     write_bytes(
         &dir.join("filled.f32"),

@@ -30,7 +30,8 @@ if [ ! -x "$dir/venv/bin/python" ]; then
   "$dir/venv/bin/pip" install --quiet py-richdem numpy
 fi
 cargo build --release --example basins_bench >/dev/null 2>&1
-target/release/examples/basins_bench "$size" "$seed" "$dir" ${flags[@]+"${flags[@]}"} | tee "$dir/islagen.txt"
+target/release/examples/basins_bench "$size" "$seed" "$dir" ${flags[@]+"${flags[@]}"} \
+  | tee "$dir/islagen.txt"
 "$dir/venv/bin/python" - "$dir" "$size" <<'PY' 2>/dev/null | tee "$dir/richdem.txt"
 import sys, time
 import numpy as np
@@ -46,9 +47,12 @@ for run in range(3):
     times.append(time.perf_counter() - t)
     print(f"RichDEM FillDepressions, run {run + 1}: {times[-1]:.3f} s")
 diff = np.abs(np.asarray(a) - ours)
-print(f"RichDEM vs islagen: {int((diff > 0).sum())} cells differ, max |difference| {diff.max():.3g}")
+print(f"RichDEM vs islagen: {int((diff > 0).sum())} cells differ, "
+      f"max |difference| {diff.max():.3g}")
 PY
 median() { awk "/$1/ {print \$(NF-1)}" "$2" | sort -g | awk 'NR==2'; }
 ours=$(median 'islagen edge-outlet fill' "$dir/islagen.txt")
 theirs=$(median 'RichDEM FillDepressions' "$dir/richdem.txt")
-awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "median: islagen %.3f s, RichDEM %.3f s, ratio islagen / RichDEM = %.2f\n", a, b, a / b }'
+awk -v a="$ours" -v b="$theirs" 'BEGIN {
+  printf "median: islagen %.3f s, RichDEM %.3f s, ratio islagen / RichDEM = %.2f\n", a, b, a / b
+}'

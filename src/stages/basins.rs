@@ -17,7 +17,8 @@
 //! map is cut into 256² tiles and filled as Barnes (2016) does:
 //!
 //! 1. Each tile, on its own and in parallel, is flooded from its *seeds*: every cell of its
-//!    ring (outermost cells) and every outlet inside it, each at its own height. The flood is
+//!    ring (outermost cells) and every outlet in it, each at its own height (the outlets flood
+//!    as one seed, the sea, since they all drain to it as they are). The flood is
 //!    Barnes, Lehman & Mulla's (2014) Algorithm 2 (a priority queue, and a plain stack for cells
 //!    raised to the level they are reached at); its priority queue is the tile's cells sorted
 //!    once by height and a bit per rank (`RankQueue`), since the flood only ever queues cells
@@ -36,10 +37,11 @@
 //!
 //! Every step computes the unique minimum over paths, so the result is the same cell for cell as
 //! a single flood over the map (and as RichDEM's, which `scripts/bench-basins.sh` checks), and
-//! does not depend on the thread count. Heights are compared as [`height_key`]s, a total order
-//! in which -0.0 is below +0.0 (a single flood comparing floats could give a spill between the
-//! two either sign). Scratch memory is a tile per thread and a few words per ring cell (~1.6 %
-//! of the map's cells at 256²).
+//! does not depend on the thread count. Heights are compared as
+//! [`height_key`](crate::grid::height_key)s, a total order in which -0.0 is below +0.0 (a single
+//! flood comparing floats could give a spill between the two either sign). Scratch memory is a
+//! tile per thread and a few words per ring cell (~1.6 % of the map's cells at 256²);
+//! [`basins`] holds the raised cells instead of a filled copy of the map.
 //!
 //! Guarantees: the filled surface is never lower than the input; from every cell a path of
 //! non-increasing filled height reaches an outlet; cells already draining keep their height.
@@ -58,7 +60,7 @@ use serde::Serialize;
 
 use super::sea::Water;
 use crate::grid::bits::Bits;
-use crate::grid::{height_key, NEIGHBOURS};
+use crate::grid::NEIGHBOURS;
 use crate::units::METRES_PER_RAW;
 
 /// Where water leaves the map.
@@ -75,49 +77,118 @@ pub fn fill_depressions(heights: &Array2<f32>, outlets: Outlets) -> Array2<f32> 
     fill_in_tiles(heights, outlets, TILE)
 }
 
+/// The statistics of the depressions of `heights`: the same figures as
+/// `basin_stats(heights, &fill_depressions(heights, outlets))`, without the filled surface (a
+/// full-map copy of the heights): only the cells the fill raises are held.
+pub fn basins(heights: &Array2<f32>, outlets: Outlets) -> BasinStats {
+    basins_in_tiles(heights, outlets, TILE)
+}
+
+/// [`basins`] with tiles of `side` cells.
+fn basins_in_tiles(heights: &Array2<f32>, outlets: Outlets, side: usize) -> BasinStats {
+    let (w, h) = heights.dim();
+    let heights = heights.as_standard_layout();
+    let hs = heights.as_slice().expect("standard layout");
+    let raised = Raised::new(w * h, hs, raised_in_tiles(hs, (w, h), outlets, side));
+    tally(w, h, raised.cells(), |i| raised.depth(i, hs))
+}
+
 /// [`fill_depressions`] with tiles of `side` cells (the tests use small ones).
 fn fill_in_tiles(heights: &Array2<f32>, outlets: Outlets, side: usize) -> Array2<f32> {
     let (w, h) = heights.dim();
     let heights = heights.as_standard_layout();
-    let water = match outlets {
-        Outlets::MapEdge => None,
-        Outlets::Ocean(water) => Some(water.as_standard_layout()),
-    };
-    let map = Map {
-        heights: heights.as_slice().expect("standard layout"),
-        ocean: water
-            .as_ref()
-            .map(|water| water.as_slice().expect("standard layout")),
-        tiles: Tiles::new(w, h, side),
-    };
+    let water = outlets.water();
+    let map = Map::new(
+        heights.as_slice().expect("standard layout"),
+        (w, h),
+        water.as_ref(),
+        side,
+    );
     let tiles = &map.tiles;
     let mut z = vec![0.0f32; w * h];
     let graphs: Vec<TileGraph> = strips(&mut z, tiles)
         .into_par_iter()
         .map_init(Scratch::default, |scratch, (tx, strip)| {
             (0..tiles.ny())
-                .map(|ty| scratch.local_fill(&map, tiles.rect(tx, ty), strip))
+                .map(|ty| {
+                    let r = tiles.rect(tx, ty);
+                    let graph = scratch.local_fill(&map, r);
+                    scratch.store(&map, r, strip);
+                    graph
+                })
                 .collect::<Vec<_>>()
         })
         .collect::<Vec<_>>()
         .into_iter()
         .flatten()
         .collect();
-    let (base, spill) = spill_heights(tiles, &graphs);
+    let spill = spill_heights(tiles, &graphs);
     strips(&mut z, tiles).into_par_iter().for_each_init(
         Scratch::default,
         |scratch, (tx, strip)| {
             for ty in 0..tiles.ny() {
-                let t = tiles.index(tx, ty);
-                let own = &graphs[t].keys;
-                let spill = &spill[base[t]..base[t] + own.len()];
-                if own.iter().zip(spill).any(|(k, s)| k != s) {
-                    scratch.refill(&map, tiles.rect(tx, ty), strip, spill);
+                if let Some(spill) = spill.raised(tiles.index(tx, ty), &graphs) {
+                    let r = tiles.rect(tx, ty);
+                    scratch.load(&map, r, strip, r.strip_x0);
+                    scratch.refill(&map, r, spill);
+                    scratch.store(&map, r, strip);
                 }
             }
         },
     );
     Array2::from_shape_vec((w, h), z).expect("w × h cells")
+}
+
+/// The fill's raised cells, as `cell << 32 | height key`, in scan order: the same flood as
+/// [`fill_in_tiles`], each tile keeping only the cells whose height changed.
+fn raised_in_tiles(
+    heights: &[f32],
+    (w, h): (usize, usize),
+    outlets: Outlets,
+    side: usize,
+) -> Vec<u64> {
+    let water = outlets.water();
+    let map = Map::new(heights, (w, h), water.as_ref(), side);
+    let tiles = &map.tiles;
+    let (graphs, mut lists): (Vec<TileGraph>, Vec<Vec<u64>>) = (0..tiles.nx())
+        .into_par_iter()
+        .map_init(Scratch::default, |scratch, tx| {
+            (0..tiles.ny())
+                .map(|ty| {
+                    let r = tiles.rect(tx, ty);
+                    let graph = scratch.local_fill(&map, r);
+                    let mut list = Vec::new();
+                    scratch.raised(&map, r, &mut list);
+                    (graph, list)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .unzip();
+    let spill = spill_heights(tiles, &graphs);
+    lists
+        .par_chunks_mut(tiles.ny())
+        .enumerate()
+        .map_init(Scratch::default, |scratch, (tx, strip)| {
+            for (ty, list) in strip.iter_mut().enumerate() {
+                if let Some(spill) = spill.raised(tiles.index(tx, ty), &graphs) {
+                    let r = tiles.rect(tx, ty);
+                    scratch.load(&map, r, heights, 0);
+                    scratch.overlay(&map, r, list);
+                    scratch.refill(&map, r, spill);
+                    list.clear();
+                    scratch.changed(&map, r, list);
+                }
+            }
+            // The tiles of a strip interleave column by column.
+            let mut cells: Vec<u64> = strip.iter_mut().flat_map(std::mem::take).collect();
+            cells.sort_unstable();
+            cells
+        })
+        .collect::<Vec<_>>()
+        .concat()
 }
 
 /// Side of the square tiles the fill works in: a tile's buffers (height keys, labels, ranks,
@@ -131,7 +202,15 @@ const BLOCKED: u32 = u32::MAX;
 /// The key of a seed slot that takes no part (a ring cell in the ocean, or an unused slot).
 const EXCLUDED: u32 = u32::MAX;
 
-/// The inverse of [`height_key`].
+/// [`height_key`](crate::grid::height_key) without a branch (the same key), to convert a tile
+/// at a time.
+#[inline]
+fn key_of(h: f32) -> u32 {
+    let b = h.to_bits();
+    b ^ (((b as i32) >> 31) as u32 | 0x8000_0000)
+}
+
+/// The inverse of [`height_key`](crate::grid::height_key).
 #[inline]
 fn key_height(k: u32) -> f32 {
     f32::from_bits(if k & 0x8000_0000 != 0 {
@@ -139,6 +218,16 @@ fn key_height(k: u32) -> f32 {
     } else {
         !k
     })
+}
+
+impl<'a> Outlets<'a> {
+    /// The water classification in the standard layout, when the ocean is the outlet.
+    fn water(self) -> Option<ndarray::CowArray<'a, Water, ndarray::Ix2>> {
+        match self {
+            Outlets::MapEdge => None,
+            Outlets::Ocean(water) => Some(water.as_standard_layout()),
+        }
+    }
 }
 
 /// What every tile reads.
@@ -149,7 +238,20 @@ struct Map<'a> {
     tiles: Tiles,
 }
 
-impl Map<'_> {
+impl<'a> Map<'a> {
+    fn new(
+        heights: &'a [f32],
+        (w, h): (usize, usize),
+        water: Option<&'a ndarray::CowArray<'_, Water, ndarray::Ix2>>,
+        side: usize,
+    ) -> Map<'a> {
+        Map {
+            heights,
+            ocean: water.map(|water| water.as_slice().expect("standard layout")),
+            tiles: Tiles::new(w, h, side),
+        }
+    }
+
     #[inline]
     fn on_edge(&self, x: usize, y: usize) -> bool {
         x == 0 || y == 0 || x == self.tiles.w - 1 || y == self.tiles.h - 1
@@ -287,10 +389,11 @@ impl Rect {
     }
 }
 
-/// What a tile's first flood leaves for the merge: its seeds — the ring's slots, then the
-/// outlets inside it — and the minimum spanning forest of their watersheds.
+/// What a tile's first flood leaves for the merge: its seeds — the ring's slots, then the sea
+/// (all its outlets) — and the minimum spanning forest of their watersheds.
 struct TileGraph {
-    /// Each seed's height key; [`EXCLUDED`] for a slot out of the flood.
+    /// Each seed's height key (the sea's is 0, below every height); [`EXCLUDED`] for a slot
+    /// out of the flood.
     keys: Vec<u32>,
     /// The seeds that are outlets.
     outlets: Vec<u32>,
@@ -301,16 +404,22 @@ struct TileGraph {
 /// One thread's tile buffers, with a one-cell margin (column-major, `(w + 2) × (h + 2)`).
 #[derive(Default)]
 struct Scratch {
-    /// Height keys ([`height_key`]: every comparison in the flood is in their total order).
+    /// Height keys ([`height_key`](crate::grid::height_key): every comparison in the flood is
+    /// in their total order).
     z: Vec<u32>,
-    /// 0 for a cell not yet reached, [`BLOCKED`], or the seed the cell was flooded from + 1.
+    /// 0 for a cell not yet reached, [`BLOCKED`], or a seed standing for the set of the seed
+    /// the cell was flooded from, + 1.
     label: Vec<u32>,
     /// The ocean, margin included (ocean outlets only).
     wet: Vec<bool>,
+    /// The ocean cells of each column of `wet`.
+    wet_in: Vec<u32>,
     queue: RankQueue,
     pit: Vec<u32>,
     /// Union-find parents over the seeds + 1.
     parent: Vec<u32>,
+    /// The cells the first flood raised.
+    raised: Vec<u32>,
 }
 
 impl Scratch {
@@ -330,7 +439,7 @@ impl Scratch {
                 .iter_mut()
                 .zip(&surface[from..from + r.h])
             {
-                *k = height_key(h);
+                *k = key_of(h);
             }
             self.label[to..to + r.h].fill(0);
         }
@@ -338,6 +447,8 @@ impl Scratch {
             // The ocean over the tile and its margin (what lies beyond the map stays dry).
             self.wet.clear();
             self.wet.resize(cells, false);
+            self.wet_in.clear();
+            self.wet_in.resize(r.w + 2, 0);
             let (y_lo, y_hi) = (r.y0.saturating_sub(1), (r.y0 + r.h + 1).min(h));
             let j0 = y_lo + 1 - r.y0;
             for i in 0..r.w + 2 {
@@ -349,8 +460,12 @@ impl Scratch {
                 for (wet, &water) in self.wet[to..to + column.len()].iter_mut().zip(column) {
                     *wet = water == Water::Ocean;
                 }
+                self.wet_in[i] = self.wet[to..to + column.len()]
+                    .iter()
+                    .map(|&wet| u32::from(wet))
+                    .sum();
             }
-            for i in 1..=r.w {
+            for i in (1..=r.w).filter(|&i| self.wet_in[i] > 0) {
                 let c = i * ph + 1;
                 for (l, &wet) in self.label[c..c + r.h].iter_mut().zip(&self.wet[c..c + r.h]) {
                     if wet {
@@ -380,7 +495,12 @@ impl Scratch {
             return;
         }
         let ph = r.h + 2;
-        for i in 2..r.w {
+        // Only columns with land, beside the ocean.
+        let near = |i: usize| self.wet_in[i - 1] + self.wet_in[i] + self.wet_in[i + 1] > 0;
+        let columns: Vec<usize> = (2..r.w)
+            .filter(|&i| near(i) && self.wet_in[i] < ph as u32)
+            .collect();
+        for i in columns {
             for c in i * ph + 2..i * ph + r.h {
                 let wet = &self.wet;
                 let shore = wet[c - ph - 1]
@@ -398,13 +518,19 @@ impl Scratch {
         }
     }
 
-    /// The first flood of tile `r`: writes its local fill into `strip` and returns its graph.
-    fn local_fill(&mut self, map: &Map, r: Rect, strip: &mut [f32]) -> TileGraph {
+    /// The first flood of tile `r`: leaves its local fill in the buffers, returns its graph.
+    fn local_fill(&mut self, map: &Map, r: Rect) -> TileGraph {
         self.load(map, r, map.heights, 0);
         let ph = r.h + 2;
         let offsets = offsets(ph);
-        let mut keys = vec![EXCLUDED; r.ring_slots()];
-        let mut outlets = Vec::new();
+        // The ring's slots, then the sea: one seed for every outlet, below every height. The
+        // outlets flood under its label; those on the ring keep a seed of their own as well,
+        // for their neighbours in the next tiles.
+        let slots = r.ring_slots();
+        let sea = slots as u32 + 1;
+        let mut keys = vec![EXCLUDED; slots + 1];
+        keys[slots] = 0;
+        let mut outlets = vec![slots as u32];
         self.queue.rank(&self.z, &self.label);
         self.pit.clear();
         for (i, j) in r.ring() {
@@ -413,24 +539,24 @@ impl Scratch {
                 continue;
             }
             let slot = r.ring_slot(i, j).expect("on the ring");
-            self.label[c] = slot as u32 + 1;
             keys[slot] = self.z[c];
-            if self.is_outlet(map, r, i, j, &offsets) {
+            self.label[c] = if self.is_outlet(map, r, i, j, &offsets) {
                 outlets.push(slot as u32);
-            }
+                sea
+            } else {
+                slot as u32 + 1
+            };
             self.queue.push(c);
         }
         self.push_inner_outlets(map, r, |s, c| {
-            outlets.push(keys.len() as u32);
-            keys.push(s.z[c]);
-            s.label[c] = keys.len() as u32;
+            s.label[c] = sea;
             s.queue.push(c);
         });
         self.parent.clear();
         self.parent.extend(0..=keys.len() as u32);
+        self.raised.clear();
         let mut forest = Vec::new();
         self.flood::<true>(ph, &mut forest);
-        self.store(map, r, strip);
         TileGraph {
             keys,
             outlets,
@@ -439,9 +565,8 @@ impl Scratch {
     }
 
     /// The second flood of tile `r`, from its ring at the spill heights `spill` (per slot) and
-    /// its inner outlets, over its local fill in `strip`.
-    fn refill(&mut self, map: &Map, r: Rect, strip: &mut [f32], spill: &[u32]) {
-        self.load(map, r, strip, r.strip_x0);
+    /// its inner outlets, over its local fill (loaded).
+    fn refill(&mut self, map: &Map, r: Rect, spill: &[u32]) {
         let ph = r.h + 2;
         // A cell's final height is the higher of its local fill and its seed's spill height, so
         // only cells below the highest raised spill can change: the rest are walls.
@@ -479,7 +604,6 @@ impl Scratch {
             s.queue.push(c);
         });
         self.flood::<false>(ph, &mut Vec::new());
-        self.store(map, r, strip);
     }
 
     /// Writes the tile back into its strip.
@@ -497,6 +621,46 @@ impl Scratch {
         }
     }
 
+    /// Appends the tile's cells whose height changed to `list` (`cell << 32 | key`, in scan
+    /// order within the tile).
+    fn changed(&self, map: &Map, r: Rect, list: &mut Vec<u64>) {
+        let (h, ph) = (map.tiles.h, r.h + 2);
+        for i in 0..r.w {
+            let at = (r.x0 + i) * h + r.y0;
+            let from = (i + 1) * ph + 1;
+            for (j, (&k, &height)) in self.z[from..from + r.h]
+                .iter()
+                .zip(&map.heights[at..at + r.h])
+                .enumerate()
+            {
+                if k != key_of(height) {
+                    list.push(((at + j) as u64) << 32 | u64::from(k));
+                }
+            }
+        }
+    }
+
+    /// [`Scratch::changed`] after the first flood, from the cells it raised.
+    fn raised(&self, map: &Map, r: Rect, list: &mut Vec<u64>) {
+        let (h, ph) = (map.tiles.h, r.h + 2);
+        list.extend(self.raised.iter().map(|&c| {
+            let c = c as usize;
+            let (i, j) = (c / ph - 1, c % ph - 1);
+            (((r.x0 + i) * h + r.y0 + j) as u64) << 32 | u64::from(self.z[c])
+        }));
+        list.sort_unstable();
+    }
+
+    /// Puts back the heights a [`Scratch::changed`] list of this tile records.
+    fn overlay(&mut self, map: &Map, r: Rect, list: &[u64]) {
+        let (h, ph) = (map.tiles.h, r.h + 2);
+        for &e in list {
+            let cell = (e >> 32) as usize;
+            let (x, y) = (cell / h, cell % h);
+            self.z[(x - r.x0 + 1) * ph + y - r.y0 + 1] = e as u32;
+        }
+    }
+
     /// Priority-Flood from the queued seeds. With `LABELS`, every reached cell takes the label
     /// of the cell it is reached from, and the labels' minimum spanning forest goes to `forest`.
     fn flood<const LABELS: bool>(&mut self, ph: usize, forest: &mut Vec<(u32, u32, u32)>) {
@@ -507,6 +671,7 @@ impl Scratch {
             queue,
             pit,
             parent,
+            raised,
             ..
         } = self;
         let (z, label, parent) = (&mut z[..], &mut label[..], &mut parent[..]);
@@ -543,6 +708,9 @@ impl Scratch {
                 if ln == 0 {
                     label[n] = lc;
                     if z[n] <= zc {
+                        if LABELS && z[n] < zc {
+                            raised.push(n as u32);
+                        }
                         z[n] = zc;
                         pit.push(n as u32);
                     } else {
@@ -666,7 +834,7 @@ fn find(parent: &mut [u32], mut a: u32) -> u32 {
 /// Every seed's spill height key (seeds of tile `t` from `base[t]`, in [`TileGraph`] order):
 /// a Priority-Flood from the outlets over the tiles' forests and the ring cells' neighbours
 /// in adjacent tiles.
-fn spill_heights(tiles: &Tiles, graphs: &[TileGraph]) -> (Vec<usize>, Vec<u32>) {
+fn spill_heights(tiles: &Tiles, graphs: &[TileGraph]) -> Spill {
     let mut base = Vec::with_capacity(graphs.len() + 1);
     base.push(0);
     for g in graphs {
@@ -769,7 +937,22 @@ fn spill_heights(tiles: &Tiles, graphs: &[TileGraph]) -> (Vec<usize>, Vec<u32>) 
             }
         }
     }
-    (base, spill)
+    Spill { base, spill }
+}
+
+/// Every seed's spill height key, the seeds of tile `t` from `base[t]`.
+struct Spill {
+    base: Vec<usize>,
+    spill: Vec<u32>,
+}
+
+impl Spill {
+    /// Tile `t`'s spill heights, if any seed of it spills above its own height.
+    fn raised<'s>(&'s self, t: usize, graphs: &[TileGraph]) -> Option<&'s [u32]> {
+        let own = &graphs[t].keys;
+        let spill = &self.spill[self.base[t]..self.base[t] + own.len()];
+        own.iter().zip(spill).any(|(k, s)| k != s).then_some(spill)
+    }
 }
 
 /// What the depressions of a map look like.
@@ -794,15 +977,13 @@ pub struct BasinStats {
 /// Basin statistics of `heights` filled to `filled`.
 pub fn basin_stats(heights: &Array2<f32>, filled: &Array2<f32>) -> BasinStats {
     let (w, h) = heights.dim();
-    let cell_area = crate::units::px_area_m2(w);
     let (heights, filled) = (heights.as_standard_layout(), filled.as_standard_layout());
     let (hs, fs) = (
         heights.as_slice().expect("standard layout"),
         filled.as_slice().expect("standard layout"),
     );
     let depth = |i: usize| (fs[i] - hs[i]) * METRES_PER_RAW;
-    // The raised cells in scan order, found in parallel a column at a time; the walks over
-    // them are sequential, in that order (the volume is summed in it).
+    // The raised cells in scan order, found in parallel a column at a time.
     let raised: Vec<Vec<u32>> = (0..w)
         .into_par_iter()
         .map(|x| {
@@ -812,12 +993,24 @@ pub fn basin_stats(heights: &Array2<f32>, filled: &Array2<f32>) -> BasinStats {
                 .collect()
         })
         .collect();
+    tally(w, h, raised.iter().flatten().map(|&i| i as usize), depth)
+}
+
+/// The basins of a `w × h` map whose raised cells (in scan order) are `raised`, `depth` metres
+/// deep (not positive elsewhere): each basin walked depth-first from its first cell in scan
+/// order, in sequence, the volume summed in that order.
+fn tally(
+    w: usize,
+    h: usize,
+    raised: impl Iterator<Item = usize>,
+    depth: impl Fn(usize) -> f32,
+) -> BasinStats {
+    let cell_area = crate::units::px_area_m2(w);
     let mut seen = Bits::new(w * h);
     let mut basins: Vec<(usize, f32)> = Vec::new();
     let mut stats = BasinStats::default();
     let mut stack = Vec::new();
-    for &i in raised.iter().flatten() {
-        let i = i as usize;
+    for i in raised {
         if seen.get(i) {
             continue;
         }
@@ -859,9 +1052,69 @@ pub fn basin_stats(heights: &Array2<f32>, filled: &Array2<f32>) -> BasinStats {
     stats
 }
 
+/// The raised cells of a fill without the filled surface: a bit a cell, the count of raised
+/// cells before each 64-cell word, and the filled heights in scan order.
+struct Raised {
+    bits: Vec<u64>,
+    before: Vec<u32>,
+    filled: Vec<f32>,
+}
+
+impl Raised {
+    /// From the changed cells `changed` (`cell << 32 | key`, in scan order) of a map of `cells`
+    /// cells with heights `heights`: those the fill raises (a positive depth; a change from
+    /// -0.0 to +0.0 is none).
+    fn new(cells: usize, heights: &[f32], changed: Vec<u64>) -> Raised {
+        let mut bits = vec![0u64; cells.div_ceil(64)];
+        let mut filled = Vec::with_capacity(changed.len());
+        for e in changed {
+            let (i, f) = ((e >> 32) as usize, key_height(e as u32));
+            if (f - heights[i]) * METRES_PER_RAW > 0.0 {
+                bits[i >> 6] |= 1 << (i & 63);
+                filled.push(f);
+            }
+        }
+        let mut before = Vec::with_capacity(bits.len());
+        let mut count = 0;
+        for word in &bits {
+            before.push(count);
+            count += word.count_ones();
+        }
+        Raised {
+            bits,
+            before,
+            filled,
+        }
+    }
+
+    /// The raised cells in scan order.
+    fn cells(&self) -> impl Iterator<Item = usize> + '_ {
+        self.bits.iter().enumerate().flat_map(|(k, &word)| {
+            std::iter::successors((word != 0).then_some(word), |&rest| {
+                let rest = rest & (rest - 1);
+                (rest != 0).then_some(rest)
+            })
+            .map(move |rest| k * 64 + rest.trailing_zeros() as usize)
+        })
+    }
+
+    /// Cell `i`'s fill depth in metres (0 where it is not raised), as [`basin_stats`] has it.
+    #[inline]
+    fn depth(&self, i: usize, heights: &[f32]) -> f32 {
+        let word = self.bits[i >> 6];
+        let bit = 1u64 << (i & 63);
+        if word & bit == 0 {
+            return 0.0;
+        }
+        let rank = self.before[i >> 6] as usize + (word & (bit - 1)).count_ones() as usize;
+        (self.filled[rank] - heights[i]) * METRES_PER_RAW
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grid::height_key;
 
     /// The filled surface by brute force: repeatedly lower-bound each cell by its lowest path.
     fn reference(heights: &Array2<f32>) -> Array2<f32> {
@@ -1041,12 +1294,25 @@ mod tests {
                 );
                 let tiled = fill_in_tiles(&heights, Outlets::Ocean(&water), side);
                 assert_eq!(tiled, ocean, "{what}, ocean outlets");
+                // The statistics without the filled surface: the same figures, to the bit.
+                for (outlets, filled) in
+                    [(Outlets::MapEdge, &edge), (Outlets::Ocean(&water), &ocean)]
+                {
+                    let sparse = basins_in_tiles(&heights, outlets, side);
+                    let full = stats_by_columns(&heights, filled);
+                    assert_eq!(sparse, full, "{what}");
+                    assert_eq!(
+                        sparse.volume_m3.to_bits(),
+                        full.volume_m3.to_bits(),
+                        "{what}"
+                    );
+                }
             }
         }
     }
 
     #[test]
-    fn the_same_fill_and_statistics_on_one_thread_and_two() {
+    fn the_same_fill_and_statistics_on_one_thread_and_two_and_without_the_surface() {
         let (heights, water) = terrain(700, 530, 7, -0.5);
         let run = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new()
@@ -1057,6 +1323,9 @@ mod tests {
                 let edge = fill_depressions(&heights, Outlets::MapEdge);
                 let ocean = fill_depressions(&heights, Outlets::Ocean(&water));
                 let stats = basin_stats(&heights, &ocean);
+                let sparse = basins(&heights, Outlets::Ocean(&water));
+                assert_eq!(sparse, stats);
+                assert_eq!(sparse.volume_m3.to_bits(), stats.volume_m3.to_bits());
                 (edge, ocean, stats)
             })
         };
@@ -1074,6 +1343,31 @@ mod tests {
         assert_eq!(one.2, before);
         assert_eq!(one.2.volume_m3.to_bits(), before.volume_m3.to_bits());
         assert!(one.2.basins > 10, "{:?}", one.2);
+    }
+
+    #[test]
+    fn keys_without_a_branch_are_the_height_keys() {
+        let values = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+            1e-45,
+            -1e-45,
+            f32::MAX,
+            f32::MIN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -5.99,
+            0.15,
+        ];
+        for h in values {
+            assert_eq!(key_of(h), height_key(h), "{h}");
+            assert_eq!(key_height(key_of(h)).to_bits(), h.to_bits(), "{h}");
+        }
     }
 
     #[test]
