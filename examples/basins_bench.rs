@@ -29,6 +29,24 @@ use islagen::progress::Progress;
 use islagen::stages::basins::{basin_stats, basins, fill_depressions, BasinStats, Outlets};
 use islagen::stages::sea::Water;
 
+#[global_allocator]
+static ALLOC: islagen::memory::CountingAlloc = islagen::memory::CountingAlloc;
+
+/// Runs `f`: its result, seconds, and the most heap it held above what was held before (MiB).
+fn measured<T>(f: impl FnOnce() -> T) -> (T, f64, f64) {
+    let before = islagen::memory::heap().map_or(0, |(now, _)| now);
+    islagen::memory::reset_peak();
+    let t = Instant::now();
+    let out = f();
+    let seconds = t.elapsed().as_secs_f64();
+    let peak = islagen::memory::heap().map_or(0, |(_, peak)| peak);
+    (
+        out,
+        seconds,
+        peak.saturating_sub(before) as f64 / f64::from(1 << 20),
+    )
+}
+
 fn write_bytes(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     f.write_all(bytes)?;
@@ -111,35 +129,28 @@ fn main() -> anyhow::Result<()> {
 
     let mut edge = None;
     for run in 1..=3 {
-        let t = Instant::now();
-        let filled = fill_depressions(heights, Outlets::MapEdge);
-        println!(
-            "islagen edge-outlet fill, run {run}: {:.3} s",
-            t.elapsed().as_secs_f64()
-        );
+        let (filled, s, mib) = measured(|| fill_depressions(heights, Outlets::MapEdge));
+        println!("islagen edge-outlet fill (heap +{mib:.0} MiB), run {run}: {s:.3} s");
         edge = Some(filled);
     }
     let edge = edge.expect("three runs");
     let mut ocean = None;
     for run in 1..=3 {
-        let t = Instant::now();
-        let filled = fill_depressions(heights, Outlets::Ocean(&water));
-        let fill_s = t.elapsed().as_secs_f64();
-        let stats = basin_stats(heights, &filled);
+        let (filled, fill_s, mib) = measured(|| fill_depressions(heights, Outlets::Ocean(&water)));
+        let (stats, stats_s, _) = measured(|| basin_stats(heights, &filled));
         println!(
-            "islagen ocean-outlet fill, run {run}: {fill_s:.3} s (+ statistics {:.3} s): {} basins",
-            t.elapsed().as_secs_f64() - fill_s,
+            "islagen ocean-outlet fill (heap +{mib:.0} MiB), run {run}: {fill_s:.3} s \
+             (+ statistics {stats_s:.3} s): {} basins",
             stats.basins
         );
         ocean = Some((filled, stats));
     }
     let (ocean, ocean_stats) = ocean.expect("three runs");
     for run in 1..=3 {
-        let t = Instant::now();
-        let stats = basins(heights, Outlets::Ocean(&water));
+        let (stats, s, mib) = measured(|| basins(heights, Outlets::Ocean(&water)));
         println!(
-            "islagen ocean-outlet basins without the filled surface, run {run}: {:.3} s",
-            t.elapsed().as_secs_f64()
+            "islagen ocean-outlet basins without the filled surface (heap +{mib:.0} MiB), \
+             run {run}: {s:.3} s"
         );
         anyhow::ensure!(
             stats == ocean_stats && stats.volume_m3.to_bits() == ocean_stats.volume_m3.to_bits(),
@@ -149,25 +160,18 @@ fn main() -> anyhow::Result<()> {
     if previous {
         let mut before = None;
         for run in 1..=3 {
-            let t = Instant::now();
-            let filled = previous_fill(heights, None);
-            println!(
-                "previous edge-outlet fill, run {run}: {:.3} s",
-                t.elapsed().as_secs_f64()
-            );
+            let (filled, s, mib) = measured(|| previous_fill(heights, None));
+            println!("previous edge-outlet fill (heap +{mib:.0} MiB), run {run}: {s:.3} s");
             before = Some(filled);
         }
         same("edge-outlet fill", &edge, &before.expect("three runs"))?;
         let mut before = None;
         for run in 1..=3 {
-            let t = Instant::now();
-            let filled = previous_fill(heights, Some(&water));
-            let fill_s = t.elapsed().as_secs_f64();
-            let stats = previous_stats(heights, &filled);
+            let (filled, fill_s, mib) = measured(|| previous_fill(heights, Some(&water)));
+            let (stats, stats_s, _) = measured(|| previous_stats(heights, &filled));
             println!(
-                "previous ocean-outlet fill, run {run}: {fill_s:.3} s \
-                 (+ statistics {:.3} s): {} basins",
-                t.elapsed().as_secs_f64() - fill_s,
+                "previous ocean-outlet fill (heap +{mib:.0} MiB), run {run}: {fill_s:.3} s \
+                 (+ statistics {stats_s:.3} s): {} basins",
                 stats.basins
             );
             before = Some((filled, stats));

@@ -397,8 +397,43 @@ struct TileGraph {
     keys: Vec<u32>,
     /// The seeds that are outlets.
     outlets: Vec<u32>,
-    /// Forest edges: two seeds and the height key at which their watersheds meet.
-    forest: Vec<(u32, u32, u32)>,
+    /// The forest: seed `s` meets seeds `next[start[s]..start[s + 1]]` at height keys
+    /// `join[start[s]..start[s + 1]]` (a tile has fewer than 2¹⁶ seeds: [`TILE`] is 256).
+    start: Vec<u16>,
+    next: Vec<u16>,
+    join: Vec<u32>,
+}
+
+impl TileGraph {
+    /// The graph of seeds with height keys `keys`, outlets `outlets` and forest edges `forest`
+    /// (two seeds, the height key at which they meet).
+    fn new(keys: Vec<u32>, outlets: Vec<u32>, forest: &[(u32, u32, u32)]) -> TileGraph {
+        assert!(keys.len() < 1 << 16, "{} seeds in a tile", keys.len());
+        let mut start = vec![0u16; keys.len() + 1];
+        for &(a, b, _) in forest {
+            start[a as usize + 1] += 1;
+            start[b as usize + 1] += 1;
+        }
+        for s in 0..keys.len() {
+            start[s + 1] += start[s];
+        }
+        let mut at = start.clone();
+        let (mut next, mut join) = (vec![0u16; 2 * forest.len()], vec![0u32; 2 * forest.len()]);
+        for &(a, b, k) in forest {
+            for (from, to) in [(a, b), (b, a)] {
+                let e = &mut at[from as usize];
+                (next[usize::from(*e)], join[usize::from(*e)]) = (to as u16, k);
+                *e += 1;
+            }
+        }
+        TileGraph {
+            keys,
+            outlets,
+            start,
+            next,
+            join,
+        }
+    }
 }
 
 /// One thread's tile buffers, with a one-cell margin (column-major, `(w + 2) × (h + 2)`).
@@ -557,11 +592,7 @@ impl Scratch {
         self.raised.clear();
         let mut forest = Vec::new();
         self.flood::<true>(ph, &mut forest);
-        TileGraph {
-            keys,
-            outlets,
-            forest,
-        }
+        TileGraph::new(keys, outlets, &forest)
     }
 
     /// The second flood of tile `r`, from its ring at the spill heights `spill` (per slot) and
@@ -841,42 +872,14 @@ fn spill_heights(tiles: &Tiles, graphs: &[TileGraph]) -> Spill {
         base.push(base[base.len() - 1] + g.keys.len());
     }
     let nodes = base[graphs.len()];
-    let keys: Vec<u32> = graphs.iter().flat_map(|g| g.keys.iter().copied()).collect();
-    let tile_of: Vec<u32> = graphs
-        .iter()
-        .enumerate()
-        .flat_map(|(t, g)| std::iter::repeat_n(t as u32, g.keys.len()))
-        .collect();
-    // The forests as adjacency lists.
-    let mut start = vec![0u32; nodes + 1];
-    for (t, g) in graphs.iter().enumerate() {
-        for &(a, b, _) in &g.forest {
-            start[base[t] + a as usize + 1] += 1;
-            start[base[t] + b as usize + 1] += 1;
-        }
-    }
-    for i in 0..nodes {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut edges = vec![(0u32, 0u32); start[nodes] as usize];
-    for (t, g) in graphs.iter().enumerate() {
-        for &(a, b, k) in &g.forest {
-            let (a, b) = (base[t] + a as usize, base[t] + b as usize);
-            edges[fill[a] as usize] = (b as u32, k);
-            fill[a] += 1;
-            edges[fill[b] as usize] = (a as u32, k);
-            fill[b] += 1;
-        }
-    }
     let mut spill = vec![u32::MAX; nodes];
     let mut done = Bits::new(nodes);
     let mut heap: RadixHeapMap<u32, u32> = RadixHeapMap::new();
     for (t, g) in graphs.iter().enumerate() {
         for &s in &g.outlets {
             let u = base[t] + s as usize;
-            spill[u] = keys[u];
-            heap.push(!keys[u], u as u32);
+            spill[u] = g.keys[s as usize];
+            heap.push(!spill[u], u as u32);
         }
     }
     let (w, h) = (tiles.w as isize, tiles.h as isize);
@@ -905,17 +908,18 @@ fn spill_heights(tiles: &Tiles, graphs: &[TileGraph]) -> Spill {
                 }
             }
         };
-        for &(v, wk) in &edges[start[u] as usize..start[u + 1] as usize] {
-            relax(v as usize, wk);
+        // Every tile has seeds, so `base` rises strictly.
+        let t = base.partition_point(|&b| b <= u) - 1;
+        let (g, s) = (&graphs[t], u - base[t]);
+        for e in usize::from(g.start[s])..usize::from(g.start[s + 1]) {
+            relax(base[t] + usize::from(g.next[e]), g.join[e]);
         }
-        let t = tile_of[u] as usize;
         let (tx, ty) = (t / tiles.ny(), t % tiles.ny());
         let r = tiles.rect(tx, ty);
-        let slot = u - base[t];
-        if slot >= r.ring_slots() {
+        if s >= r.ring_slots() {
             continue;
         }
-        let (i, j) = r.ring_cell(slot);
+        let (i, j) = r.ring_cell(s);
         let (x, y) = ((r.x0 + i) as isize, (r.y0 + j) as isize);
         for (dx, dy) in NEIGHBOURS {
             let (nx, ny) = (x + dx, y + dy);
@@ -931,9 +935,10 @@ fn spill_heights(tiles: &Tiles, graphs: &[TileGraph]) -> Spill {
             let slot = nr
                 .ring_slot(nx - nr.x0, ny - nr.y0)
                 .expect("a neighbour across a tile's side is on its ring");
-            let v = base[tiles.index(ntx, nty)] + slot;
-            if keys[v] != EXCLUDED {
-                relax(v, keys[v]);
+            let nt = tiles.index(ntx, nty);
+            let key = graphs[nt].keys[slot];
+            if key != EXCLUDED {
+                relax(base[nt] + slot, key);
             }
         }
     }
