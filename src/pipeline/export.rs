@@ -177,6 +177,8 @@ fn write_blueprints(
     Ok(written)
 }
 
+/// Writes the snapshots: every picture streamed into its PNG a band of rows at a time, the
+/// pictures side by side, the towns and roads painted over the biomes' bands (`render`).
 fn write_snapshots(
     world: &World,
     bp: &Blueprint,
@@ -185,49 +187,64 @@ fn write_snapshots(
     progress: &Progress,
 ) -> Result<Vec<Written>, ExportError> {
     let stage = progress.stage("snapshots", 0);
-    let write = |name: &String, image: render::Image| -> Result<Written, ExportError> {
-        let path = dir.join(name);
-        let bytes = render::write_png(&path, &image).map_err(ExportError::io("writing", &path))?;
-        Ok(Written { path, bytes })
-    };
-    let write_indexed = |name: &String, image: render::Indexed| -> Result<Written, ExportError> {
-        let path = dir.join(name);
-        let bytes =
-            render::write_indexed_png(&path, &image).map_err(ExportError::io("writing", &path))?;
-        Ok(Written { path, bytes })
-    };
-    // The height image (3 bytes a pixel, 192 MiB at 8192, the slowest to shade and encode)
-    // beside the palette images (1 byte a pixel) one after the other.
-    let (height, (water, biome, towns)) = rayon::join(
-        || {
-            write(
-                &names.height_png,
-                render::height_image(&bp.heights, &world.sea),
-            )
-        },
-        || {
-            let water = match &bp.water_ids {
-                Some(ids) => write_indexed(
-                    &names.water_png,
-                    render::water_image(ids, bp.water_bodies.as_deref().unwrap_or_default()),
-                )
-                .map(Some),
-                None => Ok(None),
-            };
-            let biome = write_indexed(&names.biome_png, render::biome_image(&bp.biomes));
-            let towns = write_indexed(&names.towns_png, render::towns_image(&bp.biomes, &bp.towns));
-            (water, biome, towns)
-        },
-    );
-    let mut images = vec![height?];
-    images.extend(water?);
-    images.extend([biome?, towns?]);
-    if world.roads.is_some() {
-        let image = render::roads_image(&bp.biomes, &bp.roads, &bp.towns);
-        images.push(write_indexed(&names.roads_png, image)?);
+    let height = render::HeightRows::new(bp.heights.view(), &world.sea);
+    let bodies = bp.water_bodies.as_deref().unwrap_or_default();
+    let water = bp
+        .water_ids
+        .as_ref()
+        .map(|ids| render::WaterRows::new(ids.view(), bodies));
+    let biomes = render::BiomeRows::new(bp.biomes.view());
+    let towns = render::Painted::towns(&biomes, &bp.towns);
+    let roads = world
+        .roads
+        .is_some()
+        .then(|| render::Painted::roads(&biomes, &bp.roads, &bp.towns));
+    let mut pictures: Vec<(&String, &dyn render::Rows)> = vec![(&names.height_png, &height)];
+    if let Some(water) = &water {
+        pictures.push((&names.water_png, water));
     }
+    pictures.push((&names.biome_png, &biomes));
+    pictures.push((&names.towns_png, &towns));
+    if let Some(roads) = &roads {
+        pictures.push((&names.roads_png, roads));
+    }
+    let paths: Vec<PathBuf> = pictures.iter().map(|(name, _)| dir.join(name)).collect();
+    let outputs: Vec<render::Output> = pictures
+        .iter()
+        .zip(&paths)
+        .map(|(&(_, picture), path)| render::Output {
+            path,
+            picture,
+            encoding: render::Encoding::of(picture),
+        })
+        .collect();
+    // The blueprint writes hold one of the global pool's threads while they wait on the disk
+    // (`export_with`), so the pictures are filled on a pool of their own, as wide as the global
+    // one: otherwise every band would be filled on the one thread left.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(rayon::current_num_threads())
+        .thread_name(|i| format!("snapshots-{i}"))
+        .build()
+        .map_err(|e| ExportError::Io {
+            action: "starting the snapshot threads for",
+            path: dir.to_owned(),
+            source: std::io::Error::other(e),
+        })?;
+    let sizes = pool.install(|| render::write_pngs(&outputs));
+    let written = sizes
+        .into_iter()
+        .zip(paths)
+        .map(|(bytes, path)| match bytes {
+            Ok(bytes) => Ok(Written { path, bytes }),
+            Err(source) => Err(ExportError::Io {
+                action: "writing",
+                path,
+                source,
+            }),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     stage.finish();
-    Ok(images)
+    Ok(written)
 }
 
 fn write_sidecar(bp: &Blueprint, path: &Path) -> Result<Written, ExportError> {

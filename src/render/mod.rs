@@ -8,11 +8,14 @@
 //! - `3_roads`: the biome map, the roads by tier (red highway, black branch, dark brown rugged,
 //!   light brown trail; wider for higher tiers), the towns on top.
 //!
-//! Images are built in parallel bands of rows and written atomically like every output. The
-//! water, biome, town and road pictures have a few dozen colours at most, so they are built as
-//! palette images ([`Indexed`], one byte a pixel) and written as indexed PNGs: a third of the
-//! memory and of the bytes to encode of an RGB image, the same pixels when decoded
-//! (BENCHMARKS.md, issue 18). Painting (town discs, roads) works on either kind ([`Canvas`]).
+//! Every picture is a source of rows ([`Rows`], `rows.rs`) that fills any band of image rows in
+//! parallel; the snapshots stream each picture into its PNG a band at a time while the next band
+//! is filled (`stream.rs`), so no whole picture is held (BENCHMARKS.md, "Snapshots at MapSize
+//! 8192 (issue 18)"). The water, biome, town and road pictures have a few dozen colours at most
+//! and are palette pictures (one byte a pixel, indexed PNGs); the height picture is RGB. The
+//! functions below build a whole picture the same way, for thumbnails, tests and benchmarks.
+//! Town discs and roads are ordered lists of shapes (`paint.rs`), painted on a whole [`Canvas`]
+//! or clipped to a band with the same pixels.
 //!
 //! The biome palette (a documented contract for people reading the pictures):
 //!
@@ -30,20 +33,22 @@
 //! | Crater    | 96, 58, 50      |
 //! | Dirt      | 140, 100, 60    |
 
+mod paint;
+mod rows;
+mod stream;
+
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
 use ndarray::Array2;
-use rayon::prelude::*;
 
-use crate::blueprint::format::WaterBodyType;
+pub use rows::{fill_all, fill_par, paint_par, BiomeRows, HeightRows, Painted, Rows, WaterRows};
+pub use stream::{encode, write_pngs, write_rows_png, Encoding, Output};
+
 use crate::blueprint::{Biome, RoadTier, Roads, Town, TownTier, WaterBody};
 use crate::stages::sea::SeaLevel;
-use crate::units::{metres_per_px, HEIGHT_CAP_M, METRES_PER_RAW};
-
-/// Rows per parallel band: the band reads each column's run of `BAND` contiguous heights.
-const BAND: usize = 64;
+use crate::units::HEIGHT_CAP_M;
 
 /// An RGB8 image, rows top to bottom.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,6 +86,34 @@ impl Indexed {
             height: self.height,
             rgb,
         }
+    }
+}
+
+/// A held RGB image is a source of its rows.
+impl Rows for Image {
+    fn size(&self) -> (usize, usize) {
+        (self.width, self.height)
+    }
+    fn palette(&self) -> Option<&[[u8; 3]]> {
+        None
+    }
+    fn fill(&self, y0: usize, out: &mut [u8]) {
+        let at = y0 * self.width * 3;
+        out.copy_from_slice(&self.rgb[at..at + out.len()]);
+    }
+}
+
+/// A held palette image is a source of its rows.
+impl Rows for Indexed {
+    fn size(&self) -> (usize, usize) {
+        (self.width, self.height)
+    }
+    fn palette(&self) -> Option<&[[u8; 3]]> {
+        Some(&self.palette)
+    }
+    fn fill(&self, y0: usize, out: &mut [u8]) {
+        let at = y0 * self.width;
+        out.copy_from_slice(&self.index[at..at + out.len()]);
     }
 }
 
@@ -133,33 +166,6 @@ impl Canvas for Indexed {
     }
 }
 
-/// Builds a palette image from a per-pixel palette index of `(x, y)`, in parallel row bands.
-fn build_indexed(
-    width: usize,
-    height: usize,
-    palette: Vec<[u8; 3]>,
-    index: impl Fn(usize, usize) -> u8 + Sync,
-) -> Indexed {
-    let mut out = vec![0u8; width * height];
-    out.par_chunks_mut(width * BAND)
-        .enumerate()
-        .for_each(|(band, rows)| {
-            let y0 = band * BAND;
-            let rows_here = rows.len() / width;
-            for x in 0..width {
-                for dy in 0..rows_here {
-                    rows[dy * width + x] = index(x, y0 + dy);
-                }
-            }
-        });
-    Indexed {
-        width,
-        height,
-        index: out,
-        palette,
-    }
-}
-
 /// The palette colour of a biome.
 pub fn biome_colour(b: Biome) -> [u8; 3] {
     match b {
@@ -177,52 +183,26 @@ pub fn biome_colour(b: Biome) -> [u8; 3] {
     }
 }
 
-/// Builds an image from a per-pixel colour function of `(x, y)`, in parallel row bands.
-fn build(width: usize, height: usize, colour: impl Fn(usize, usize) -> [u8; 3] + Sync) -> Image {
-    let mut rgb = vec![0u8; width * height * 3];
-    rgb.par_chunks_mut(width * 3 * BAND)
-        .enumerate()
-        .for_each(|(band, rows)| {
-            let y0 = band * BAND;
-            let rows_here = rows.len() / (width * 3);
-            for x in 0..width {
-                for dy in 0..rows_here {
-                    let c = colour(x, y0 + dy);
-                    let at = (dy * width + x) * 3;
-                    rows[at..at + 3].copy_from_slice(&c);
-                }
-            }
-        });
-    Image { width, height, rgb }
-}
-
 /// The `1_biomes` image (the palette is the biomes' in ordinal order).
 pub fn biome_image(biomes: &Array2<Biome>) -> Indexed {
-    let (w, h) = biomes.dim();
-    let palette = Biome::ALL.iter().map(|&b| biome_colour(b)).collect();
-    build_indexed(w, h, palette, |x, y| biomes[[x, y]].ordinal())
+    indexed(&BiomeRows::new(biomes.view()))
 }
 
 /// The `0_water` image from WBID: ocean (id 1), lakes, river reaches (their own blue, from the
 /// WBTB `bodies` when given), land.
 pub fn water_image(ids: &Array2<u16>, bodies: &[WaterBody]) -> Indexed {
-    let (w, h) = ids.dim();
-    let mut river = vec![false; usize::from(u16::MAX) + 1];
-    for b in bodies.iter().filter(|b| b.kind == WaterBodyType::River) {
-        river[usize::from(b.id)] = true;
+    indexed(&WaterRows::new(ids.view(), bodies))
+}
+
+/// The whole of a palette picture.
+fn indexed(pic: &(impl Rows + ?Sized)) -> Indexed {
+    let (width, height) = pic.size();
+    Indexed {
+        width,
+        height,
+        index: fill_all(pic),
+        palette: pic.palette().unwrap_or_default().to_vec(),
     }
-    let palette = vec![
-        [204, 200, 190],
-        [18, 52, 110],
-        [30, 110, 230],
-        [84, 150, 214],
-    ];
-    build_indexed(w, h, palette, |x, y| match ids[[x, y]] {
-        0 => 0,
-        1 => 1,
-        id if river[usize::from(id)] => 2,
-        _ => 3,
-    })
 }
 
 /// A town's disc: radius as a fraction of MapSize (at least 2 px) and colour, by tier.
@@ -238,44 +218,7 @@ pub fn town_marker(tier: TownTier) -> (f32, [u8; 3]) {
 
 /// The `2_towns` image: the biome map with a disc per town.
 pub fn towns_image(biomes: &Array2<Biome>, towns: &[Town]) -> Indexed {
-    towns_image_over(biome_image(biomes), towns)
-}
-
-/// `image` with a disc per town.
-fn towns_image_over<C: Canvas>(mut image: C, towns: &[Town]) -> C {
-    let (w, h) = image.size();
-    for t in towns {
-        let (fraction, colour) = town_marker(t.tier);
-        let r = (fraction * w as f32).max(2.0);
-        let ring = if t.is_highway_node {
-            [0, 0, 0]
-        } else {
-            [60, 60, 60]
-        };
-        let (x0, x1) = (
-            (t.x - r - 1.0).max(0.0) as usize,
-            ((t.x + r + 1.0) as usize).min(w - 1),
-        );
-        let (y0, y1) = (
-            (t.y - r - 1.0).max(0.0) as usize,
-            ((t.y + r + 1.0) as usize).min(h - 1),
-        );
-        for y in y0..=y1 {
-            for x in x0..=x1 {
-                let d = (x as f32 + 0.5 - t.x).hypot(y as f32 + 0.5 - t.y);
-                let c = if d <= r - 1.5 {
-                    colour
-                } else if d <= r {
-                    ring
-                } else {
-                    continue;
-                };
-                let ink = image.ink(c);
-                image.put(x, y, ink);
-            }
-        }
-    }
-    image
+    indexed(&Painted::towns(&BiomeRows::new(biomes.view()), towns))
 }
 
 /// A road tier's line: width as a fraction of MapSize (at least 1 px) and colour.
@@ -288,62 +231,26 @@ pub fn road_line(tier: RoadTier) -> (f32, [u8; 3]) {
     }
 }
 
-/// Paints a disc of radius `r` at (cx, cy).
-fn disc<C: Canvas>(image: &mut C, cx: f32, cy: f32, r: f32, colour: [u8; 3]) {
-    let (w, h) = image.size();
-    let ink = image.ink(colour);
-    let (x0, x1) = (
-        (cx - r).floor().max(0.0) as usize,
-        ((cx + r).ceil() as usize).min(w - 1),
-    );
-    let (y0, y1) = (
-        (cy - r).floor().max(0.0) as usize,
-        ((cy + r).ceil() as usize).min(h - 1),
-    );
-    for y in y0..=y1 {
-        for x in x0..=x1 {
-            if (x as f32 + 0.5 - cx).hypot(y as f32 + 0.5 - cy) <= r {
-                image.put(x, y, ink);
-            }
-        }
-    }
-}
-
 /// The `3_roads` image: the biome map, the roads by tier (lowest tier first), the towns on top.
 pub fn roads_image(biomes: &Array2<Biome>, roads: &Roads, towns: &[Town]) -> Indexed {
-    let mut image = biome_image(biomes);
-    paint_roads(&mut image, roads, 1.0);
-    towns_image_over(image, towns)
+    indexed(&Painted::roads(
+        &BiomeRows::new(biomes.view()),
+        roads,
+        towns,
+    ))
 }
 
 /// Paints `roads` (map pixel coordinates × `scale`) onto `image`, lowest tier first; lines are
 /// never thinner than one image pixel, so they stay visible on a thumbnail.
 pub fn paint_roads<C: Canvas>(image: &mut C, roads: &Roads, scale: f32) {
-    let w = image.size().0 as f32;
-    for tier in RoadTier::ALL.iter().rev() {
-        let (fraction, colour) = road_line(*tier);
-        let r = (0.5 * fraction * w).max(0.5);
-        for path in roads.tier(*tier) {
-            for seg in path.windows(2) {
-                let (a, b) = (seg[0].map(|c| c * scale), seg[1].map(|c| c * scale));
-                let steps = ((b[0] - a[0]).hypot(b[1] - a[1]) * 2.0).ceil().max(1.0) as usize;
-                for k in 0..=steps {
-                    let t = k as f32 / steps as f32;
-                    disc(
-                        image,
-                        a[0] + (b[0] - a[0]) * t,
-                        a[1] + (b[1] - a[1]) * t,
-                        r,
-                        colour,
-                    );
-                }
-            }
-        }
+    let width = image.size().0;
+    for shape in paint::road_shapes(roads, scale, width) {
+        paint::paint_on(image, shape);
     }
 }
 
 /// Hypsometric colour stops: metres above sea → RGB.
-const LAND_STOPS: [(f32, [f32; 3]); 9] = [
+pub(crate) const LAND_STOPS: [(f32, [f32; 3]); 9] = [
     (0.0, [214.0, 204.0, 150.0]),
     (4.0, [150.0, 186.0, 104.0]),
     (30.0, [112.0, 160.0, 84.0]),
@@ -355,16 +262,16 @@ const LAND_STOPS: [(f32, [f32; 3]); 9] = [
     (HEIGHT_CAP_M, [252.0, 252.0, 252.0]),
 ];
 /// Water colour stops: metres under sea → RGB.
-const WATER_STOPS: [(f32, [f32; 3]); 4] = [
+pub(crate) const WATER_STOPS: [(f32, [f32; 3]); 4] = [
     (0.0, [120.0, 188.0, 214.0]),
     (8.0, [66.0, 140.0, 196.0]),
     (40.0, [30.0, 82.0, 150.0]),
     (150.0, [12.0, 30.0, 72.0]),
 ];
 /// Height of one hypsometric band, metres: terraces read as bands.
-const BAND_M: f32 = 10.0;
+pub(crate) const BAND_M: f32 = 10.0;
 
-fn ramp(stops: &[(f32, [f32; 3])], m: f32) -> [f32; 3] {
+pub(crate) fn ramp(stops: &[(f32, [f32; 3])], m: f32) -> [f32; 3] {
     let last = stops.len() - 1;
     if m <= stops[0].0 {
         return stops[0].1;
@@ -381,35 +288,15 @@ fn ramp(stops: &[(f32, [f32; 3])], m: f32) -> [f32; 3] {
 }
 
 /// The `0_height` image: hypsometric bands of metres above sea (water by depth) × a hillshade
-/// lit from the north-west at 45°, computed in metres so it reads the same at every MapSize
-/// (one map side is 8192 m).
+/// lit from the north-west at 45° ([`HeightRows`]).
 pub fn height_image(heights: &Array2<f32>, sea: &SeaLevel) -> Image {
-    let (w, h) = heights.dim();
-    let k = METRES_PER_RAW / (2.0 * metres_per_px(w));
-    // Unit vector towards the light: north-west (−x, −y), 45° up.
-    let l = {
-        let c = std::f32::consts::FRAC_1_SQRT_2;
-        [-c * c, -c * c, c]
-    };
-    let flat = l[2];
-    build(w, h, |x, y| {
-        let z = heights[[x, y]];
-        let sea_y = sea.at(y);
-        if z < sea_y {
-            let c = ramp(&WATER_STOPS, (sea_y - z) * METRES_PER_RAW);
-            return c.map(|v| v as u8);
-        }
-        let m = (z - sea_y) * METRES_PER_RAW;
-        let banded = (m / BAND_M).floor() * BAND_M + 0.5 * BAND_M;
-        let base = ramp(&LAND_STOPS, banded.min(HEIGHT_CAP_M));
-        let at = |xx: usize, yy: usize| heights[[xx, yy]];
-        let dzdx = (at((x + 1).min(w - 1), y) - at(x.saturating_sub(1), y)) * k;
-        let dzdy = (at(x, (y + 1).min(h - 1)) - at(x, y.saturating_sub(1))) * k;
-        let norm = (dzdx * dzdx + dzdy * dzdy + 1.0).sqrt();
-        let shade = ((-dzdx * l[0] - dzdy * l[1] + l[2]) / norm).max(0.0) / flat;
-        let s = 0.3 + 0.7 * shade.min(1.4);
-        base.map(|v| (v * s).clamp(0.0, 255.0) as u8)
-    })
+    let pic = HeightRows::new(heights.view(), sea);
+    let (width, height) = pic.size();
+    Image {
+        width,
+        height,
+        rgb: fill_all(&pic),
+    }
 }
 
 /// A per-pixel difference image of two equally sized images: unchanged pixels are a dimmed
@@ -431,7 +318,6 @@ pub fn diff_image(a: &Image, b: &Image) -> Image {
     }
 }
 
-/// Writes `image` as an 8-bit RGB PNG, atomically. Returns the file's size in bytes.
 /// Writes a palette image as an 8-bit indexed PNG, atomically; returns the file's size.
 pub fn write_indexed_png(path: &Path, image: &Indexed) -> std::io::Result<u64> {
     crate::output::write_atomically(path, |w: &mut BufWriter<&mut File>| {
@@ -450,6 +336,7 @@ pub fn write_indexed_png(path: &Path, image: &Indexed) -> std::io::Result<u64> {
     Ok(std::fs::metadata(path)?.len())
 }
 
+/// Writes `image` as an 8-bit RGB PNG, atomically. Returns the file's size in bytes.
 pub fn write_png(path: &Path, image: &Image) -> std::io::Result<u64> {
     crate::output::write_atomically(path, |w: &mut BufWriter<&mut File>| {
         let mut enc = png::Encoder::new(w, image.width as u32, image.height as u32);
@@ -489,37 +376,296 @@ pub fn read_png(path: &Path) -> std::io::Result<Image> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::blueprint::format::{Salinity, WaterBodyType};
     use crate::blueprint::{RoadPath, TownTier};
+    use crate::stages::sea::SeaModel;
+    use crate::units::{metres_per_px, METRES_PER_RAW};
 
-    /// A palette picture painted and written as an indexed PNG reads back as exactly the RGB
-    /// picture painted the same way (town discs and roads included).
+    /// The pictures as they were drawn before they became row sources (issue 18): a colour
+    /// function called per pixel over the whole image, and discs painted on a whole canvas. The
+    /// sources must give exactly these pixels.
+    mod reference {
+        use super::*;
+
+        pub fn build(w: usize, h: usize, colour: impl Fn(usize, usize) -> [u8; 3]) -> Image {
+            let mut rgb = vec![0u8; w * h * 3];
+            for y in 0..h {
+                for x in 0..w {
+                    rgb[(y * w + x) * 3..][..3].copy_from_slice(&colour(x, y));
+                }
+            }
+            Image {
+                width: w,
+                height: h,
+                rgb,
+            }
+        }
+
+        pub fn height_image(heights: &Array2<f32>, sea: &SeaLevel) -> Image {
+            let (w, h) = heights.dim();
+            let k = METRES_PER_RAW / (2.0 * metres_per_px(w));
+            let l = {
+                let c = std::f32::consts::FRAC_1_SQRT_2;
+                [-c * c, -c * c, c]
+            };
+            let flat = l[2];
+            build(w, h, |x, y| {
+                let z = heights[[x, y]];
+                let sea_y = sea.at(y);
+                if z < sea_y {
+                    let c = ramp(&WATER_STOPS, (sea_y - z) * METRES_PER_RAW);
+                    return c.map(|v| v as u8);
+                }
+                let m = (z - sea_y) * METRES_PER_RAW;
+                let banded = (m / BAND_M).floor() * BAND_M + 0.5 * BAND_M;
+                let base = ramp(&LAND_STOPS, banded.min(HEIGHT_CAP_M));
+                let at = |xx: usize, yy: usize| heights[[xx, yy]];
+                let dzdx = (at((x + 1).min(w - 1), y) - at(x.saturating_sub(1), y)) * k;
+                let dzdy = (at(x, (y + 1).min(h - 1)) - at(x, y.saturating_sub(1))) * k;
+                let norm = (dzdx * dzdx + dzdy * dzdy + 1.0).sqrt();
+                let shade = ((-dzdx * l[0] - dzdy * l[1] + l[2]) / norm).max(0.0) / flat;
+                let s = 0.3 + 0.7 * shade.min(1.4);
+                base.map(|v| (v * s).clamp(0.0, 255.0) as u8)
+            })
+        }
+
+        pub fn water_image(ids: &Array2<u16>, bodies: &[WaterBody]) -> Image {
+            let (w, h) = ids.dim();
+            let river = |id: u16| {
+                bodies
+                    .iter()
+                    .any(|b| b.kind == WaterBodyType::River && b.id == id)
+            };
+            let palette = [
+                [204, 200, 190],
+                [18, 52, 110],
+                [30, 110, 230],
+                [84, 150, 214],
+            ];
+            build(w, h, |x, y| match ids[[x, y]] {
+                0 => palette[0],
+                1 => palette[1],
+                id if river(id) => palette[2],
+                _ => palette[3],
+            })
+        }
+
+        pub fn biome_image(biomes: &Array2<Biome>) -> Image {
+            let (w, h) = biomes.dim();
+            build(w, h, |x, y| biome_colour(biomes[[x, y]]))
+        }
+
+        fn disc(image: &mut Image, cx: f32, cy: f32, r: f32, colour: [u8; 3]) {
+            let (w, h) = (image.width, image.height);
+            let (x0, x1) = (
+                (cx - r).floor().max(0.0) as usize,
+                ((cx + r).ceil() as usize).min(w - 1),
+            );
+            let (y0, y1) = (
+                (cy - r).floor().max(0.0) as usize,
+                ((cy + r).ceil() as usize).min(h - 1),
+            );
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    if (x as f32 + 0.5 - cx).hypot(y as f32 + 0.5 - cy) <= r {
+                        image.put(x, y, colour);
+                    }
+                }
+            }
+        }
+
+        pub fn paint_roads(image: &mut Image, roads: &Roads, scale: f32) {
+            let w = image.width as f32;
+            for tier in RoadTier::ALL.iter().rev() {
+                let (fraction, colour) = road_line(*tier);
+                let r = (0.5 * fraction * w).max(0.5);
+                for path in roads.tier(*tier) {
+                    for seg in path.windows(2) {
+                        let (a, b) = (seg[0].map(|c| c * scale), seg[1].map(|c| c * scale));
+                        let steps =
+                            ((b[0] - a[0]).hypot(b[1] - a[1]) * 2.0).ceil().max(1.0) as usize;
+                        for k in 0..=steps {
+                            let t = k as f32 / steps as f32;
+                            let (x, y) = (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t);
+                            disc(image, x, y, r, colour);
+                        }
+                    }
+                }
+            }
+        }
+
+        pub fn paint_towns(image: &mut Image, towns: &[Town]) {
+            let (w, h) = (image.width, image.height);
+            for t in towns {
+                let (fraction, colour) = town_marker(t.tier);
+                let r = (fraction * w as f32).max(2.0);
+                let ring = if t.is_highway_node {
+                    [0, 0, 0]
+                } else {
+                    [60, 60, 60]
+                };
+                let (x0, x1) = (
+                    (t.x - r - 1.0).max(0.0) as usize,
+                    ((t.x + r + 1.0) as usize).min(w - 1),
+                );
+                let (y0, y1) = (
+                    (t.y - r - 1.0).max(0.0) as usize,
+                    ((t.y + r + 1.0) as usize).min(h - 1),
+                );
+                for y in y0..=y1 {
+                    for x in x0..=x1 {
+                        let d = (x as f32 + 0.5 - t.x).hypot(y as f32 + 0.5 - t.y);
+                        if d <= r - 1.5 {
+                            image.put(x, y, colour);
+                        } else if d <= r {
+                            image.put(x, y, ring);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Heights with open sea, shallows, every land band, cliffs, a summit over the cap and a
+    /// few values no map should hold (NaN, ±∞), on a grid whose sides are not multiples of the
+    /// sources' blocks.
+    fn heights(w: usize, h: usize) -> Array2<f32> {
+        let mut z = Array2::from_shape_fn((w, h), |(x, y)| {
+            let (u, v) = (x as f32 / w as f32, y as f32 / h as f32);
+            let dome = 2.4 * (1.0 - ((u - 0.5).powi(2) + (v - 0.5).powi(2)) * 5.0);
+            let ripples = 0.05 * (x as f32 * 0.37).sin() * (y as f32 * 0.23).cos();
+            let cliff = if (x / 17 + y / 11) % 5 == 0 { 0.3 } else { 0.0 };
+            dome + ripples + cliff - 0.8
+        });
+        z[[w / 2, h / 2]] = 9.0;
+        if w > 8 && h > 8 {
+            z[[3, 4]] = f32::NAN;
+            z[[w - 2, 5]] = f32::INFINITY;
+            z[[6, h - 3]] = f32::NEG_INFINITY;
+        }
+        z
+    }
+
+    fn biomes(w: usize, h: usize) -> Array2<Biome> {
+        Array2::from_shape_fn((w, h), |(x, y)| {
+            Biome::ALL[(x / 9 + y / 13 + x * y % 7) % 11]
+        })
+    }
+
+    fn towns(w: usize, h: usize) -> Vec<Town> {
+        let tiers = [
+            TownTier::Capitol,
+            TownTier::Hub,
+            TownTier::Village,
+            TownTier::Outpost,
+            TownTier::Poi,
+        ];
+        (0..12)
+            .map(|i| Town {
+                // Some on the edges and corners, so their discs are cut off.
+                x: [0.0, w as f32 - 0.5, 40.3, 77.7][i % 4] + (i * 13 % 29) as f32,
+                y: [h as f32 - 1.0, 0.2, 61.5][i % 3] + (i * 7 % 19) as f32,
+                tier: tiers[i % 5],
+                is_highway_node: i % 2 == 0,
+            })
+            .collect()
+    }
+
+    fn roads(w: usize, h: usize) -> Roads {
+        let (w, h) = (w as f32, h as f32);
+        let mut roads = Roads::default();
+        roads.highway.push(RoadPath::from(vec![
+            [-3.0, 5.0],
+            [w * 0.6, h * 0.4],
+            [w + 2.0, h - 1.0],
+        ]));
+        roads
+            .branch
+            .push(RoadPath::from(vec![[10.0, h - 2.0], [w * 0.5, 3.0]]));
+        roads.rugged.push(RoadPath::from(vec![
+            [w * 0.3, 0.0],
+            [w * 0.31, h],
+            [1.0, h * 0.5],
+        ]));
+        roads.trail.push(RoadPath::from(vec![
+            [2.5, 2.5],
+            [w * 0.9, h * 0.2],
+            [w * 0.2, h * 0.8],
+            [w * 0.7, h * 0.7],
+        ]));
+        roads
+    }
+
+    #[test]
+    fn the_height_picture_is_the_reference_pixel_for_pixel() {
+        for (w, h) in [(97, 83), (300, 530), (1, 1), (2, 300)] {
+            let z = heights(w, h);
+            for model in [SeaModel::Flat(0.15), SeaModel::Field] {
+                let sea = SeaLevel::new(model, w);
+                assert_eq!(
+                    height_image(&z, &sea),
+                    reference::height_image(&z, &sea),
+                    "{w}x{h} {model:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_palette_pictures_are_the_reference_pixel_for_pixel() {
+        for (w, h) in [(97, 83), (300, 530), (1, 1)] {
+            let b = biomes(w, h);
+            assert_eq!(biome_image(&b).rgb(), reference::biome_image(&b), "{w}x{h}");
+            let ids = Array2::from_shape_fn((w, h), |(x, y)| ((x * 7 + y * 3) % 9) as u16);
+            let bodies: Vec<WaterBody> = [(1, WaterBodyType::Ocean), (4, WaterBodyType::River)]
+                .into_iter()
+                .chain([(7, WaterBodyType::River), (5, WaterBodyType::Lake)])
+                .map(|(id, kind)| WaterBody {
+                    id,
+                    kind,
+                    salinity: Salinity::Fresh,
+                    surface_level: 0.2,
+                    pixel_count: 1,
+                    centroid_x: 0.0,
+                    centroid_y: 0.0,
+                })
+                .collect();
+            let water = water_image(&ids, &bodies).rgb();
+            assert_eq!(water, reference::water_image(&ids, &bodies), "{w}x{h}");
+            let (t, r) = (towns(w, h), roads(w, h));
+            let mut want = reference::biome_image(&b);
+            reference::paint_towns(&mut want, &t);
+            assert_eq!(towns_image(&b, &t).rgb(), want, "{w}x{h} towns");
+            let mut want = reference::biome_image(&b);
+            reference::paint_roads(&mut want, &r, 1.0);
+            reference::paint_towns(&mut want, &t);
+            assert_eq!(roads_image(&b, &r, &t).rgb(), want, "{w}x{h} roads");
+        }
+    }
+
+    /// The road painter used on thumbnails and splat masks (a whole canvas, scaled) paints
+    /// what it painted before.
+    #[test]
+    fn roads_painted_on_a_canvas_are_the_reference() {
+        let b = biomes(300, 530);
+        let r = roads(300, 530);
+        for scale in [1.0, 0.25] {
+            let mut got = reference::biome_image(&b);
+            let mut want = got.clone();
+            paint_roads(&mut got, &r, scale);
+            reference::paint_roads(&mut want, &r, scale);
+            assert_eq!(got, want, "scale {scale}");
+        }
+    }
+
+    /// A palette picture written as an indexed PNG reads back as exactly its RGB pixels.
     #[test]
     fn palette_pictures_read_back_as_their_rgb_pixels() {
-        let biomes = Array2::from_shape_fn((96, 96), |(x, y)| Biome::ALL[(x / 9 + y / 13) % 10]);
-        let towns = [Town {
-            x: 40.5,
-            y: 50.5,
-            tier: TownTier::Capitol,
-            is_highway_node: true,
-        }];
-        let mut roads = Roads::default();
-        roads
-            .highway
-            .push(RoadPath::from(vec![[5.0, 5.0], [90.0, 70.0]]));
-        let indexed = roads_image(&biomes, &roads, &towns);
-        let mut rgb = indexed_free_rgb(&biomes);
-        paint_roads(&mut rgb, &roads, 1.0);
-        let rgb = towns_image_over(rgb, &towns);
-        assert_eq!(indexed.rgb(), rgb);
+        let b = biomes(96, 96);
+        let indexed = roads_image(&b, &roads(96, 96), &towns(96, 96));
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("roads.png");
         write_indexed_png(&path, &indexed).unwrap();
-        assert_eq!(read_png(&path).unwrap(), rgb);
-    }
-
-    /// The biome picture as RGB pixels, built directly.
-    fn indexed_free_rgb(biomes: &Array2<Biome>) -> Image {
-        let (w, h) = biomes.dim();
-        build(w, h, |x, y| biome_colour(biomes[[x, y]]))
+        assert_eq!(read_png(&path).unwrap(), indexed.rgb());
     }
 }
