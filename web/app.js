@@ -1,0 +1,839 @@
+// islagen serve: the page's script. Plain modern JavaScript, no build step; Leaflet (vendored
+// under /static/vendor/leaflet/) draws the map. Everything the page shows comes from the HTTP
+// API of `islagen serve` (src/serve/): /api/worlds, /api/world, /api/tile, /api/probe,
+// /api/view.png, /api/file, /api/thumbnail.png, /api/dials, /api/preview, /api/generate,
+// /api/job, /api/job/cancel.
+//
+// Stable hooks for tests and scripts (ids unless written otherwise):
+//   Routing:   location.hash `#explore` (world list), `#world=<URL-encoded id>` (a world's
+//              map), `#tune` (dials and preview). Tabs: #tab-explore, #tab-tune.
+//   Errors:    #error (hidden unless an API call failed), its text in #error-text.
+//   Explore:   #worlds: one `li.world[data-world=<id>]` per world, its link `a.open-world`,
+//              thumbnail `img.thumb`; `li.world.broken` when the header could not be read.
+//              #sweeps: one `table.sweep[data-sweep=<folder>]` per sweep, its header cells
+//              `th[data-col=<column>]` sort on click (again: reverse), `tr[data-world]` rows.
+//              #world (the open world, `data-world=<id>` once loaded), #world-title, #map
+//              (the Leaflet map; `data-zoom` follows the zoom), #readout (cursor readout, with
+//              data-x / data-y = the map pixel under the cursor, data-height-m, data-biome,
+//              once a probe answered), #layers: base layers are radio inputs `#layer-height`,
+//              `#layer-biomes`; overlays are checkboxes `#layer-water`, `#layer-towns`,
+//              `#layer-roads`, `#layer-rivers`, `#layer-contours`, `#layer-slope` (disabled
+//              when the world lacks them). #selection (what a click found), #downloads
+//              (`a.export` links), #download-view (current view as PNG), #params.
+//   Tune:      #dials: one `.dial[data-key=<Key>]` per dial, with the input `#dial-<Key>`
+//              (number / checkbox / select; numbers also a slider `#dial-<Key>-range`) and
+//              its error `#dial-<Key>-error`. #seed, #seed-error, #random-seed, #preview-layer,
+//              #preview (the image; `data-seq` counts previews shown), #preview-state,
+//              #preview-stats, #preview-note, #gen-size, #generate, #job-cancel,
+//              #job-progress, #job-stage, #job-message, #save-config.
+//   window.islagen: { map (the Leaflet map or null), world (the open world's /api/world
+//              answer), tilesLoaded (tile images loaded so far), probes (probe answers),
+//              previews (previews shown), mapPixelToContainer(x, y) -> {x, y} page pixels }.
+'use strict';
+
+const $ = (sel) => document.querySelector(sel);
+
+/** Creates an element: attributes (`class`, `text`, `on<event>` handlers, others as given). */
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'text') e.textContent = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (k === 'dataset') Object.assign(e.dataset, v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c !== null && c !== undefined) e.append(c);
+  }
+  return e;
+}
+
+const enc = encodeURIComponent;
+
+const fmt = {
+  bytes(n) {
+    if (n >= 1 << 30) return (n / (1 << 30)).toFixed(1) + ' GiB';
+    if (n >= 1 << 20) return (n / (1 << 20)).toFixed(1) + ' MiB';
+    if (n >= 1 << 10) return (n / (1 << 10)).toFixed(0) + ' KiB';
+    return n + ' B';
+  },
+  metres(m) {
+    return Math.abs(m) >= 10000 ? (m / 1000).toFixed(2) + ' km' : m.toFixed(1) + ' m';
+  },
+  date(unix) {
+    return new Date(unix * 1000).toLocaleString();
+  },
+  value(v) {
+    if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(+v.toFixed(4));
+    if (typeof v === 'string') return v;
+    return JSON.stringify(v);
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// API and errors
+
+class ApiError extends Error {
+  constructor(status, message, body) {
+    super(message);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/** Fetches `path`; a non-2xx answer throws an ApiError with the server's `error` message. */
+async function api(path, options) {
+  const r = await fetch(path, options);
+  if (!r.ok) {
+    let body = null;
+    try {
+      body = await r.json();
+    } catch (_) {
+      /* not JSON: the status says it */
+    }
+    const msg = body && body.error ? body.error : `${r.status} ${r.statusText}`;
+    throw new ApiError(r.status, msg, body);
+  }
+  return r;
+}
+
+const getJson = async (path) => (await api(path)).json();
+
+const errors = [];
+
+/** Shows `message` in the error panel (the last few, newest last). */
+function showError(context, err) {
+  const msg = `${context}: ${err && err.message ? err.message : err}`;
+  if (errors[errors.length - 1] === msg) return;
+  errors.push(msg);
+  errors.splice(0, Math.max(0, errors.length - 6));
+  $('#error-text').textContent = errors.join('\n');
+  $('#error').hidden = false;
+}
+
+function clearErrors() {
+  errors.length = 0;
+  $('#error').hidden = true;
+  $('#error-text').textContent = '';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Explore: the world list and sweep tables
+
+const state = {
+  map: null,
+  world: null,
+  tilesLoaded: 0,
+  probes: 0,
+  previews: 0,
+  mapPixelToContainer: null,
+};
+window.islagen = state;
+
+async function loadWorlds() {
+  let data;
+  try {
+    data = await getJson('/api/worlds');
+  } catch (e) {
+    showError('world list', e);
+    $('#worlds').replaceChildren(el('li', { class: 'muted', text: 'the world list failed' }));
+    return;
+  }
+  $('#dir').textContent = data.dir;
+  const items = data.worlds.map(worldItem);
+  if (!items.length) items.push(el('li', { class: 'muted', text: 'no blueprints (*.dat) here' }));
+  $('#worlds').replaceChildren(...items);
+  $('#sweeps').replaceChildren(...data.sweeps.map(sweepTable));
+  markOpenWorld();
+}
+
+function worldItem(w) {
+  const meta = w.error
+    ? el('span', { class: 'world-error', text: w.error })
+    : el('span', {
+        class: 'muted',
+        text: `${w.map_size} px · seed ${w.seed} · ${w.format} · ${fmt.bytes(w.bytes)} · ${fmt.date(w.modified)}`,
+      });
+  const thumb = w.error
+    ? el('div', { class: 'thumb broken', text: '!' })
+    : el('img', { class: 'thumb', loading: 'lazy', alt: '', src: `/api/thumbnail.png?w=${enc(w.id)}` });
+  return el(
+    'li',
+    { class: w.error ? 'world broken' : 'world', dataset: { world: w.id } },
+    el('a', { class: 'open-world', href: `#world=${enc(w.id)}` }, thumb,
+      el('span', { class: 'world-text' }, el('span', { class: 'name', text: w.name }), meta)),
+  );
+}
+
+function sweepTable(s) {
+  const columns = s.columns;
+  const table = el('table', { class: 'sweep', dataset: { sweep: s.id } });
+  const sort = { col: null, desc: false };
+  const head = el('tr', {}, el('th', { text: '' }),
+    columns.map((c) => el('th', { dataset: { col: c }, title: `sort by ${c}`, text: c, onclick: () => sortBy(c) })));
+  const body = el('tbody');
+  const rows = s.rows.map((r) => {
+    const cells = columns.map((c) => el('td', { text: r[c] === null || r[c] === undefined ? '' : fmt.value(r[c]) }));
+    const thumb = r.world
+      ? el('a', { href: `#world=${enc(r.world)}` },
+          el('img', { class: 'thumb small', loading: 'lazy', alt: '', src: `/api/thumbnail.png?w=${enc(r.world)}` }))
+      : '';
+    const tr = el('tr', { dataset: r.world ? { world: r.world } : {} }, el('td', {}, thumb), cells);
+    if (r.world) tr.addEventListener('click', () => { location.hash = `#world=${enc(r.world)}`; });
+    return { data: r, tr };
+  });
+  function render() {
+    body.replaceChildren(...rows.map((r) => r.tr));
+    for (const th of head.querySelectorAll('th[data-col]')) {
+      th.classList.toggle('sorted', th.dataset.col === sort.col);
+      th.classList.toggle('desc', th.dataset.col === sort.col && sort.desc);
+    }
+  }
+  function sortBy(col) {
+    sort.desc = sort.col === col ? !sort.desc : false;
+    sort.col = col;
+    rows.sort((a, b) => compare(a.data[col], b.data[col]) * (sort.desc ? -1 : 1));
+    render();
+  }
+  table.append(el('thead', {}, head), body);
+  render();
+  const sheet = s.contact_sheet
+    ? el('a', { href: `/api/file?path=${enc(s.contact_sheet)}`, target: '_blank', text: 'contact sheet' })
+    : null;
+  return el('details', { class: 'sweep-box', open: true },
+    el('summary', { text: `${s.id} — ${s.rows.length} worlds ` }), sheet, el('div', { class: 'table-wrap' }, table));
+}
+
+/** Numbers by value, everything else as text; empty cells last. */
+function compare(a, b) {
+  const empty = (v) => v === null || v === undefined || v === '';
+  if (empty(a) || empty(b)) return empty(a) - empty(b);
+  const na = Number(a);
+  const nb = Number(b);
+  if (!Number.isNaN(na) && !Number.isNaN(nb)) return na - nb;
+  return String(a).localeCompare(String(b));
+}
+
+function markOpenWorld() {
+  const id = state.world ? state.world.id : null;
+  for (const li of document.querySelectorAll('#worlds li.world')) {
+    li.classList.toggle('open', li.dataset.world === id);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Explore: one world as a map
+
+const view = {
+  base: null, // the base tileLayer
+  overlays: new Map(), // layer id -> tileLayer (only those switched on)
+  openSeq: 0,
+};
+
+function closeWorld() {
+  if (state.map) state.map.remove();
+  state.map = null;
+  state.world = null;
+  view.base = null;
+  view.overlays.clear();
+  $('#world').hidden = true;
+  $('#world').removeAttribute('data-world');
+  markOpenWorld();
+}
+
+async function openWorld(id) {
+  if (state.world && state.world.id === id) return;
+  closeWorld();
+  const seq = ++view.openSeq;
+  $('#world').hidden = false;
+  $('#world-title').textContent = id;
+  $('#world-meta').textContent = 'loading…';
+  let info;
+  try {
+    info = await getJson(`/api/world?w=${enc(id)}`);
+  } catch (e) {
+    if (seq !== view.openSeq) return;
+    $('#world-meta').textContent = 'this world cannot be shown';
+    showError(id, e);
+    return;
+  }
+  if (seq !== view.openSeq) return;
+  state.world = info;
+  $('#world').dataset.world = id;
+  $('#world-meta').textContent =
+    `${info.map_size} px · seed ${info.seed} · ${info.format} · ${info.metres_per_px} m/px · ` +
+    `height ${fmt.metres(info.height_range_m[0])} … ${fmt.metres(info.height_range_m[1])}`;
+  makeMap(info);
+  renderLayerControls(info);
+  renderParams(info.params);
+  renderDownloads(info);
+  markOpenWorld();
+}
+
+/** North up, map pixel (x, y) at LatLng(lat = y, lng = x); zoom 0 shows the map in one tile. */
+function makeMap(info) {
+  const size = info.map_size;
+  const s = info.tile_size / size;
+  const crs = L.extend({}, L.CRS.Simple, { transformation: new L.Transformation(s, 0, s, 0) });
+  const bounds = L.latLngBounds([0, 0], [size, size]);
+  const map = L.map('map', {
+    crs,
+    minZoom: 0,
+    maxZoom: info.max_zoom + 3,
+    maxBounds: bounds.pad(0.25),
+    maxBoundsViscosity: 0.7,
+    attributionControl: false,
+    zoomControl: true,
+  });
+  map.fitBounds(bounds);
+  map.on('zoomend', () => { $('#map').dataset.zoom = String(map.getZoom()); });
+  $('#map').dataset.zoom = String(map.getZoom());
+  map.on('mousemove', (e) => readout.move(e.latlng));
+  map.on('mouseout', () => readout.leave());
+  map.on('click', (e) => select(e.latlng));
+  map.on('moveend zoomend', updateViewLink);
+  state.map = map;
+  state.mapPixelToContainer = (x, y) => {
+    const p = map.latLngToContainerPoint([y, x]);
+    const r = $('#map').getBoundingClientRect();
+    return { x: r.left + p.x, y: r.top + p.y };
+  };
+  view.bounds = bounds;
+}
+
+function tileLayer(info, layer, zIndex) {
+  const url = `/api/tile/${layer}/{z}/{x}/{y}.png?w=${enc(info.id)}`;
+  const t = L.tileLayer(url, {
+    tileSize: info.tile_size,
+    minZoom: 0,
+    maxZoom: info.max_zoom + 3,
+    maxNativeZoom: info.max_zoom + 3,
+    noWrap: true,
+    bounds: view.bounds,
+    zIndex,
+    className: `tiles-${layer}`,
+  });
+  t.on('tileload', () => { state.tilesLoaded += 1; });
+  t.on('tileerror', (e) => showError(`tile ${layer}`, e.tile && e.tile.src ? `could not load ${e.tile.src}` : 'failed'));
+  return t;
+}
+
+const DEFAULT_OVERLAYS = new Set(['towns', 'roads', 'rivers']);
+
+function renderLayerControls(info) {
+  const bases = info.layers.filter((l) => l.kind === 'base');
+  const overlays = info.layers.filter((l) => l.kind === 'overlay');
+  const firstBase = bases.find((l) => l.available);
+  const controls = [];
+  for (const l of bases) {
+    const input = el('input', {
+      type: 'radio', name: 'base', id: `layer-${l.id}`, value: l.id,
+      disabled: !l.available, checked: firstBase && l.id === firstBase.id,
+      onchange: () => setBase(l.id),
+    });
+    controls.push(el('label', { class: l.available ? 'layer' : 'layer unavailable' }, input, ' ', l.name,
+      l.available ? null : el('span', { class: 'muted', text: ' (not in this world)' })));
+  }
+  controls.push(el('hr'));
+  overlays.forEach((l, i) => {
+    const on = l.available && DEFAULT_OVERLAYS.has(l.id);
+    const input = el('input', {
+      type: 'checkbox', id: `layer-${l.id}`, value: l.id, disabled: !l.available, checked: on,
+      onchange: (e) => setOverlay(l.id, e.target.checked, 10 + i),
+    });
+    controls.push(el('label', { class: l.available ? 'layer' : 'layer unavailable' }, input, ' ', l.name,
+      l.available ? null : el('span', { class: 'muted', text: ' (not in this world)' })));
+    if (on) setOverlay(l.id, true, 10 + i);
+  });
+  $('#layers').replaceChildren(...controls);
+  if (firstBase) setBase(firstBase.id);
+}
+
+function setBase(id) {
+  if (!state.map) return;
+  if (view.base) state.map.removeLayer(view.base);
+  view.base = tileLayer(state.world, id, 1);
+  view.base.layerId = id;
+  view.base.addTo(state.map);
+  updateViewLink();
+}
+
+function setOverlay(id, on, zIndex) {
+  if (!state.map) return;
+  const old = view.overlays.get(id);
+  if (old) state.map.removeLayer(old);
+  view.overlays.delete(id);
+  if (on) {
+    const t = tileLayer(state.world, id, zIndex);
+    t.addTo(state.map);
+    view.overlays.set(id, t);
+  }
+  updateViewLink();
+}
+
+/** The layers shown, bottom first, as /api/view.png wants them. */
+function shownLayers() {
+  const ids = view.base ? [view.base.layerId] : [];
+  const order = state.world ? state.world.layers.map((l) => l.id) : [];
+  return ids.concat(order.filter((id) => view.overlays.has(id)));
+}
+
+function updateViewLink() {
+  const a = $('#download-view');
+  if (!state.map || !state.world) return;
+  const size = state.world.map_size;
+  const b = state.map.getBounds();
+  const clamp = (v) => Math.min(size, Math.max(0, v));
+  const x0 = Math.floor(clamp(b.getWest()));
+  const x1 = Math.ceil(clamp(b.getEast()));
+  const y0 = Math.floor(clamp(b.getSouth()));
+  const y1 = Math.ceil(clamp(b.getNorth()));
+  const y = [Math.min(y0, y1), Math.max(y0, y1)];
+  const scale = Math.pow(2, state.map.getZoom() - state.world.max_zoom);
+  const width = Math.max(1, Math.min(4096, Math.round((x1 - x0) * scale)));
+  a.href = `/api/view.png?w=${enc(state.world.id)}&layers=${shownLayers().join(',')}` +
+    `&x0=${x0}&y0=${y[0]}&x1=${x1}&y1=${y[1]}&width=${width}`;
+  const stem = state.world.id.replace(/\.dat$/i, '').replace(/[^A-Za-z0-9_.-]+/g, '_');
+  a.setAttribute('download', `${stem}_view_${x0}_${y[0]}_${x1}_${y[1]}.png`);
+}
+
+function renderParams(params) {
+  const sections = Object.entries(params || {}).map(([tag, values]) => {
+    const rows = typeof values === 'object' && values !== null
+      ? Object.entries(values).map(([k, v]) => el('tr', {}, el('th', { text: k }), el('td', { text: fmt.value(v) })))
+      : [el('tr', {}, el('td', { text: fmt.value(values) }))];
+    return el('details', { open: true, dataset: { section: tag } }, el('summary', { text: tag }),
+      el('table', { class: 'params' }, el('tbody', {}, rows)));
+  });
+  if (!sections.length) sections.push(el('p', { class: 'muted', text: 'no parameters recorded in this blueprint' }));
+  $('#params').replaceChildren(...sections);
+}
+
+function renderDownloads(info) {
+  const items = (info.exports || []).map((x) => el('li', {},
+    el('a', { class: 'export', href: `/api/file?path=${enc(x.path)}`, download: x.name, text: x.name }),
+    el('span', { class: 'muted', text: ` ${fmt.bytes(x.bytes)}` })));
+  if (!items.length) items.push(el('li', { class: 'muted', text: 'no exports next to this world' }));
+  $('#downloads').replaceChildren(...items);
+  updateViewLink();
+}
+
+function insideMap(latlng) {
+  const size = state.world ? state.world.map_size : 0;
+  return latlng.lng >= 0 && latlng.lat >= 0 && latlng.lng < size && latlng.lat < size;
+}
+
+/** The cursor readout: at most one probe in flight, then the latest position wins. */
+const readout = {
+  inFlight: false,
+  next: null,
+  lastSent: 0,
+  timer: null,
+  move(latlng) {
+    if (!state.world) return;
+    if (!insideMap(latlng)) {
+      this.next = null;
+      this.show(null, 'outside the map');
+      return;
+    }
+    this.next = { x: +latlng.lng.toFixed(2), y: +latlng.lat.toFixed(2), world: state.world.id };
+    this.pump();
+  },
+  leave() {
+    this.next = null;
+  },
+  pump() {
+    if (this.inFlight || !this.next || this.timer) return;
+    const wait = this.lastSent + 60 - performance.now();
+    if (wait > 0) {
+      this.timer = setTimeout(() => { this.timer = null; this.pump(); }, wait);
+      return;
+    }
+    const p = this.next;
+    this.next = null;
+    this.inFlight = true;
+    this.lastSent = performance.now();
+    getJson(`/api/probe?w=${enc(p.world)}&x=${p.x}&y=${p.y}`)
+      .then((r) => {
+        if (state.world && state.world.id === p.world) {
+          state.probes += 1;
+          this.show(r);
+        }
+      })
+      .catch((e) => showError('probe', e))
+      .finally(() => { this.inFlight = false; this.pump(); });
+  },
+  show(r, message) {
+    const box = $('#readout');
+    if (!r) {
+      box.textContent = message;
+      for (const k of ['x', 'y', 'heightM', 'biome']) delete box.dataset[k];
+      return;
+    }
+    box.dataset.x = String(Math.floor(r.x));
+    box.dataset.y = String(Math.floor(r.y));
+    box.dataset.heightM = String(r.height_m);
+    box.dataset.biome = r.biome;
+    const parts = [
+      el('span', { text: `x ${r.x.toFixed(1)}  y ${r.y.toFixed(1)} px` }),
+      el('span', { text: `${fmt.metres(r.x_m)}, ${fmt.metres(r.y_m)}` }),
+      el('b', { class: 'height', text: `${r.height_m.toFixed(1)} m` }),
+      el('span', { text: r.biome }),
+    ];
+    if (r.water) parts.push(el('span', { text: `${r.water.type} #${r.water.id}, level ${r.water.level_m.toFixed(1)} m` }));
+    if (r.town) parts.push(el('span', { text: `nearest town: ${townName(r.town)}, ${fmt.metres(r.town.distance_m)}` }));
+    box.replaceChildren(...parts.flatMap((p, i) => (i ? [' · ', p] : [p])));
+  },
+};
+
+function townName(t) {
+  return `${t.tier} #${t.index}${t.name ? ` “${t.name}”` : ''}`;
+}
+
+/** A click: the town or road under the cursor (within a few screen pixels), with tier/length. */
+async function select(latlng) {
+  if (!state.world || !insideMap(latlng)) return;
+  const perPx = Math.pow(2, state.map.getZoom() - state.world.max_zoom); // screen px per map px
+  const r = Math.max(1, Math.min(64, Math.ceil(8 / perPx)));
+  const id = state.world.id;
+  let p;
+  try {
+    p = await getJson(`/api/probe?w=${enc(id)}&x=${latlng.lng.toFixed(2)}&y=${latlng.lat.toFixed(2)}&r=${r}`);
+  } catch (e) {
+    showError('probe', e);
+    return;
+  }
+  if (!state.world || state.world.id !== id) return;
+  const near = r * state.world.metres_per_px;
+  const lines = [];
+  if (p.town && p.town.distance_m <= near) lines.push(`Town: ${townName(p.town)}, tier ${p.town.tier}`);
+  if (p.road) lines.push(`Road: ${p.road.tier}, ${fmt.metres(p.road.length_m)} long (${fmt.metres(p.road.distance_m)} away)`);
+  if (!lines.length) lines.push(`Nothing here: ${p.biome}, ${p.height_m.toFixed(1)} m`);
+  const box = $('#selection');
+  box.classList.remove('muted');
+  box.replaceChildren(...lines.map((t) => el('div', { text: t })));
+  const content = el('div', { class: 'popup' }, lines.map((t) => el('div', { text: t })));
+  L.popup().setLatLng(latlng).setContent(content).openOn(state.map);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tune: dials, seed, preview, full-size generation
+
+const tune = {
+  dials: null, // the /api/dials answer
+  values: {}, // key -> value
+  seq: 0, // previews asked for
+  shown: 0, // latest preview shown
+  abort: null,
+  timer: null,
+  objectUrl: null,
+  poll: null,
+};
+
+const HIDDEN_DIALS = new Set(['MapSize', 'WorldSeed']);
+
+async function loadDials() {
+  if (tune.dials) return;
+  try {
+    tune.dials = await getJson('/api/dials');
+  } catch (e) {
+    showError('dials', e);
+    $('#dials').replaceChildren(el('p', { class: 'muted', text: 'the dials could not be loaded' }));
+    return;
+  }
+  const groups = new Map();
+  for (const d of tune.dials.dials) {
+    tune.values[d.key] = d.default;
+    if (d.key === 'MapSize') sizeOptions(d);
+    if (HIDDEN_DIALS.has(d.key)) continue;
+    const g = d.group || 'other';
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g).push(dialRow(d));
+  }
+  if (!$('#gen-size').options.length) sizeOptions(null);
+  $('#dials').replaceChildren(...[...groups].map(([g, rows]) =>
+    el('fieldset', { dataset: { group: g } }, el('legend', { text: g }), rows)));
+  requestPreview(0);
+}
+
+function sizeOptions(dial) {
+  const min = dial && dial.min ? Math.max(256, dial.min) : 256;
+  const max = dial && dial.max ? Math.min(32768, dial.max) : 32768;
+  const def = dial ? dial.default : 8192;
+  const opts = [];
+  for (let s = 256; s <= max; s *= 2) {
+    if (s >= min) opts.push(el('option', { value: s, text: `${s} × ${s}`, selected: s === def }));
+  }
+  $('#gen-size').replaceChildren(...opts);
+}
+
+function dialRow(d) {
+  const id = `dial-${d.key}`;
+  const onChange = (v) => {
+    tune.values[d.key] = v;
+    $(`#${id}-error`).textContent = '';
+    requestPreview();
+  };
+  let inputs;
+  if (d.type === 'bool') {
+    inputs = [el('input', { type: 'checkbox', id, checked: !!d.default, onchange: (e) => onChange(e.target.checked) })];
+  } else if (d.type === 'enum') {
+    inputs = [el('select', { id, onchange: (e) => onChange(e.target.value) },
+      (d.options || []).map((o) => el('option', { value: o, text: o, selected: o === d.default })))];
+  } else {
+    const step = d.step || (d.type === 'int' ? 1 : 'any');
+    const parse = (s) => (d.type === 'int' ? parseInt(s, 10) : parseFloat(s));
+    const num = el('input', { type: 'number', id, step, min: d.min, max: d.max, value: d.default });
+    const hasRange = typeof d.min === 'number' && typeof d.max === 'number';
+    const range = hasRange
+      ? el('input', { type: 'range', id: `${id}-range`, min: d.min, max: d.max, step, value: d.default, tabindex: -1 })
+      : null;
+    num.addEventListener('input', () => {
+      const v = parse(num.value);
+      if (num.value === '' || Number.isNaN(v)) {
+        $(`#${id}-error`).textContent = 'a number, please';
+        return;
+      }
+      if (range) range.value = v;
+      onChange(v);
+    });
+    if (range) {
+      range.addEventListener('input', () => {
+        num.value = range.value;
+        onChange(parse(range.value));
+      });
+    }
+    inputs = [range, num];
+  }
+  return el('div', { class: 'dial', dataset: { key: d.key } },
+    el('label', { for: id, title: d.help || '', text: d.key }),
+    el('span', { class: 'inputs' }, inputs, d.unit ? el('span', { class: 'unit', text: d.unit }) : null),
+    el('span', { class: 'field-error', id: `${id}-error` }),
+    d.help ? el('small', { class: 'help', text: d.help }) : null);
+}
+
+function seedValue() {
+  const s = $('#seed').value.trim();
+  if (!/^-?\d+$/.test(s)) return { error: 'an integer, please' };
+  const v = Number(s);
+  if (v < -2147483648 || v > 2147483647) return { error: 'between -2147483648 and 2147483647' };
+  return { value: v };
+}
+
+/** The config the dials show: every dial's value (MapSize and WorldSeed apart). */
+function dialConfig() {
+  const c = {};
+  for (const [k, v] of Object.entries(tune.values)) if (!HIDDEN_DIALS.has(k)) c[k] = v;
+  return c;
+}
+
+/** Asks for a preview `delay` ms from now; a newer change cancels an older request. */
+function requestPreview(delay = 250) {
+  clearTimeout(tune.timer);
+  tune.timer = setTimeout(runPreview, delay);
+}
+
+async function runPreview() {
+  const seed = seedValue();
+  $('#seed-error').textContent = seed.error || '';
+  if (seed.error) return;
+  if (tune.abort) tune.abort.abort();
+  const abort = new AbortController();
+  tune.abort = abort;
+  const seq = ++tune.seq;
+  $('#preview-state').textContent = 'rendering…';
+  const body = JSON.stringify({ seed: seed.value, config: dialConfig(), layer: $('#preview-layer').value });
+  const started = performance.now();
+  try {
+    const r = await api('/api/preview', {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body, signal: abort.signal,
+    });
+    const blob = await r.blob();
+    if (seq !== tune.seq) return;
+    const stats = r.headers.get('X-Islagen-Stats');
+    showPreview(blob, seq, stats, performance.now() - started);
+  } catch (e) {
+    if (e.name === 'AbortError' || seq !== tune.seq) return;
+    if (e instanceof ApiError && e.status === 422) {
+      showDialErrors(e.body);
+      $('#preview-state').textContent = 'fix the marked dials';
+    } else {
+      $('#preview-state').textContent = 'the preview failed';
+      showError('preview', e);
+    }
+  }
+}
+
+function showPreview(blob, seq, stats, ms) {
+  for (const e of document.querySelectorAll('#dials .field-error')) e.textContent = '';
+  const url = URL.createObjectURL(blob);
+  const img = $('#preview');
+  img.src = url;
+  img.dataset.seq = String(seq);
+  if (tune.objectUrl) URL.revokeObjectURL(tune.objectUrl);
+  tune.objectUrl = url;
+  state.previews += 1;
+  $('#preview-state').textContent = `shown in ${Math.round(ms)} ms`;
+  let text = '';
+  if (stats) {
+    try {
+      text = Object.entries(JSON.parse(stats)).map(([k, v]) => `${k.replace(/_/g, ' ')}: ${fmt.value(v)}`).join(' · ');
+    } catch (_) {
+      text = stats;
+    }
+  }
+  $('#preview-stats').textContent = text;
+}
+
+function showDialErrors(body) {
+  const list = body && Array.isArray(body.errors) ? body.errors : [{ key: null, message: body && body.error }];
+  const general = [];
+  for (const e of list) {
+    const box = e.key ? document.getElementById(`dial-${e.key}-error`) : null;
+    if (box) box.textContent = e.message;
+    else if (e.key === 'WorldSeed') $('#seed-error').textContent = e.message;
+    else general.push(e.key ? `${e.key}: ${e.message}` : e.message);
+  }
+  if (general.length) showError('config', general.join('; '));
+}
+
+function randomSeed() {
+  const a = new Int32Array(1);
+  do crypto.getRandomValues(a); while (a[0] === 0);
+  $('#seed').value = String(a[0]);
+  requestPreview(0);
+}
+
+function saveConfig() {
+  const seed = seedValue();
+  if (seed.error) {
+    $('#seed-error').textContent = seed.error;
+    return;
+  }
+  const config = { ...dialConfig(), MapSize: Number($('#gen-size').value), WorldSeed: seed.value };
+  const blob = new Blob([JSON.stringify(config, null, 2) + '\n'], { type: 'application/json' });
+  const a = el('a', { href: URL.createObjectURL(blob), download: 'ServerConfig.json' });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+async function generate() {
+  const seed = seedValue();
+  if (seed.error) {
+    $('#seed-error').textContent = seed.error;
+    return;
+  }
+  const size = Number($('#gen-size').value);
+  $('#job-message').textContent = '';
+  try {
+    const r = await api('/api/generate', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ seed: seed.value, size, config: dialConfig() }),
+    });
+    tune.running = (await r.json()).job;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 409) $('#job-message').textContent = e.message;
+    else if (e instanceof ApiError && e.status === 422) showDialErrors(e.body);
+    else showError('generate', e);
+    pollJob();
+    return;
+  }
+  pollJob();
+}
+
+async function cancelJob() {
+  try {
+    await api('/api/job/cancel', { method: 'POST' });
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 409)) showError('cancel', e);
+  }
+  pollJob();
+}
+
+/** Follows /api/job every half second while a generation runs. */
+async function pollJob() {
+  clearTimeout(tune.poll);
+  let job;
+  try {
+    job = await getJson('/api/job');
+  } catch (e) {
+    showError('job', e);
+    return;
+  }
+  const running = job.state === 'running';
+  $('#job-progress').hidden = !running;
+  $('#job-cancel').hidden = !running;
+  $('#generate').disabled = running;
+  if (running) {
+    $('#job-progress').value = job.fraction || 0;
+    $('#job-stage').textContent = `seed ${job.seed} at ${job.size}: ${job.stage || 'starting'} (${Math.round((job.fraction || 0) * 100)} %)`;
+    tune.poll = setTimeout(pollJob, 500);
+    tune.running = job.job;
+    return;
+  }
+  $('#job-stage').textContent = '';
+  if (tune.running !== undefined && tune.running === job.job) {
+    // this page followed the job to its end
+    const msg = $('#job-message');
+    if (job.state === 'done') {
+      msg.replaceChildren('Done: ', el('a', { href: `#world=${enc(job.world)}`, text: job.world }),
+        ` (${(job.stages || []).reduce((t, s) => t + s.seconds, 0).toFixed(1)} s)`);
+      loadWorlds();
+    } else if (job.state === 'failed') {
+      msg.textContent = `The generation failed: ${job.error}`;
+    } else if (job.state === 'cancelled') {
+      msg.textContent = 'Cancelled: nothing was written.';
+    }
+    tune.running = undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routing and start
+
+function route() {
+  const h = location.hash;
+  const tuneView = h === '#tune';
+  $('#tune-view').hidden = !tuneView;
+  $('#explore-view').hidden = tuneView;
+  $('#tab-tune').classList.toggle('active', tuneView);
+  $('#tab-explore').classList.toggle('active', !tuneView);
+  if (tuneView) {
+    loadDials();
+    return;
+  }
+  if (h.startsWith('#world=')) {
+    let id;
+    try {
+      id = decodeURIComponent(h.slice('#world='.length));
+    } catch (_) {
+      showError('address', 'not a world id');
+      return;
+    }
+    openWorld(id);
+    if (state.map) state.map.invalidateSize();
+  } else {
+    closeWorld();
+  }
+}
+
+function start() {
+  $('#error-close').addEventListener('click', clearErrors);
+  $('#back').addEventListener('click', () => { location.hash = '#explore'; });
+  $('#seed').addEventListener('input', () => requestPreview());
+  $('#random-seed').addEventListener('click', randomSeed);
+  $('#preview-layer').addEventListener('change', () => requestPreview(0));
+  $('#save-config').addEventListener('click', saveConfig);
+  $('#generate').addEventListener('click', generate);
+  $('#job-cancel').addEventListener('click', cancelJob);
+  window.addEventListener('hashchange', route);
+  loadWorlds();
+  pollJob();
+  route();
+}
+
+start();
