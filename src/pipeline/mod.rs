@@ -31,7 +31,7 @@ use crate::blueprint::format::WaterBodyType;
 use crate::blueprint::{Blueprint, Params, RiverNetwork, Town};
 use crate::config::{Config, TerrainCurve, TerrainDetail};
 use crate::progress::Progress;
-use crate::stages::basins::{basin_stats, fill_depressions, BasinStats, Outlets};
+use crate::stages::basins::{basins, BasinStats, Outlets};
 use crate::stages::biomes::{biomes, BiomeInputs, Zoning};
 use crate::stages::crater::{self, Crater};
 use crate::stages::curve::{Curve, BALANCED};
@@ -390,12 +390,8 @@ fn erode_relief(
 
 /// The depressions of the exported heights, drained to the ocean (diagnostics only).
 fn depressions(heights: &Array2<f32>, water: &Array2<Water>) -> BasinStats {
-    let t = std::time::Instant::now();
-    let filled = fill_depressions(heights, Outlets::Ocean(water));
-    tracing::debug!("priority flood {:.2?}", t.elapsed());
-    let t = std::time::Instant::now();
-    let basins = basin_stats(heights, &filled);
-    tracing::debug!("basin statistics {:.2?}", t.elapsed());
+    // The statistics without the filled surface: only the raised cells are held.
+    let basins = basins(heights, Outlets::Ocean(water));
     tracing::info!(
         "basins: {} depressions over {} cells, largest {} cells, deepest {:.1} m, {:.0} m³",
         basins.basins,
