@@ -156,26 +156,25 @@ fn write_blueprints(
     names: &OutputNames,
     progress: &Progress,
 ) -> Result<Vec<Written>, ExportError> {
-    type Writer = fn(&Path, &Blueprint) -> Result<u64, blueprint::WriteError>;
-    let write = |stage: &'static str, name: &String, write: Writer| {
+    let mut written = Vec::new();
+    for (stage, name, write) in [
+        (
+            "write v2",
+            &names.v2,
+            blueprint::write_v2_file as fn(&Path, &Blueprint) -> _,
+        ),
+        ("write v1", &names.v1, blueprint::write_v1_file),
+    ] {
         let stage = progress.stage(stage, 0);
         let path = dir.join(name);
         let bytes = write(&path, bp).map_err(|source| ExportError::Blueprint {
             path: path.clone(),
             source,
         })?;
+        written.push(Written { path, bytes });
         stage.finish();
-        Ok(Written { path, bytes })
-    };
-    // Both files are mostly copies into the page cache and waits on the disk: each gets a
-    // thread of its own (not the global pool's, which the snapshots' caller also waits on).
-    let (v2, v1) = std::thread::scope(|s| {
-        let v1 = s.spawn(|| write("write v1", &names.v1, blueprint::write_v1_file));
-        let v2 = write("write v2", &names.v2, blueprint::write_v2_file);
-        (v2, v1.join())
-    });
-    let v1 = v1.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-    Ok(vec![v2?, v1?])
+    }
+    Ok(written)
 }
 
 /// Writes the snapshots: every picture streamed into its PNG a band of rows at a time, the
