@@ -18,6 +18,7 @@ pub mod pipeline;
 pub mod progress;
 pub mod render;
 pub mod seed;
+pub mod serve;
 pub mod stages;
 pub mod sweep;
 pub mod units;

@@ -59,6 +59,9 @@ struct GenerateArgs {
     /// heightmap (16-bit PNG), r16 (Unity RAW), tiff (GeoTIFF), splat, geojson, or all.
     #[arg(long, value_name = "LIST")]
     export: Option<String>,
+    /// Print each stage's start and finish as a JSON line on stdout (for `islagen serve`).
+    #[arg(long, hide = true)]
+    progress_json: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -90,6 +93,18 @@ enum Command {
     /// Read, check and re-write StarMade blueprints (folders or `.sment` archives).
     #[command(subcommand)]
     Starmade(StarmadeCommand),
+    /// Explore the worlds in a folder in a browser, and tune the dials with a live preview.
+    Serve {
+        /// The world folder (blueprints, sweeps, exports).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// Port to listen on (0: any free port).
+        #[arg(long, default_value_t = islagen::serve::DEFAULT_PORT)]
+        port: u16,
+        /// Address to listen on; anything but loopback shares the folder on the network.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+    },
     /// Re-encode any readable blueprint as v2 (or v1).
     Convert {
         /// Source `.dat`.
@@ -428,6 +443,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Sweep(sweep)) => run_sweep(sweep, cli.quiet),
+        Some(Command::Serve { dir, port, bind }) => serve(dir, port, bind),
         Some(Command::IslandCode(cmd)) => island_code(cmd),
         Some(Command::Structures(cmd)) => structures(cmd),
         Some(Command::Starmade(cmd)) => starmade(cmd),
@@ -607,7 +623,11 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
             islagen::memory::available(),
         )?;
     }
-    let progress = Progress::for_terminal(quiet);
+    let progress = if args.progress_json {
+        Progress::json_lines()
+    } else {
+        Progress::for_terminal(quiet)
+    };
     let started = Instant::now();
     let mut world = pipeline::generate(&config, seed, &progress)?;
     let layout = if args.assets_layout {
@@ -919,6 +939,22 @@ fn island_code(cmd: IslandCodeCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `islagen serve`: prints the URL (and a warning off loopback), then serves until stopped.
+fn serve(dir: PathBuf, port: u16, bind: std::net::IpAddr) -> Result<ExitCode> {
+    let opts = islagen::serve::ServeOptions::new(dir.clone(), (bind, port).into());
+    let server = islagen::serve::start(opts)?;
+    if !bind.is_loopback() {
+        eprintln!(
+            "warning: listening on {bind}: anyone who can reach this machine on port {} can browse {} and start generations",
+            server.addr().port(),
+            dir.display()
+        );
+    }
+    println!("serving {} at {}", dir.display(), server.url());
+    server.wait();
+    Ok(ExitCode::SUCCESS)
 }
 
 fn load_config(path: Option<&std::path::Path>) -> Result<Config> {

@@ -15,6 +15,8 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 pub struct Progress {
     multi: Option<MultiProgress>,
     timings: Mutex<Vec<(String, Duration)>>,
+    /// Print one JSON line per stage start and finish on stdout (for `islagen serve`'s jobs).
+    json: bool,
 }
 
 impl Progress {
@@ -24,6 +26,7 @@ impl Progress {
         Progress {
             multi: bars.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())),
             timings: Mutex::new(Vec::new()),
+            json: false,
         }
     }
 
@@ -32,6 +35,26 @@ impl Progress {
         Progress {
             multi: None,
             timings: Mutex::new(Vec::new()),
+            json: false,
+        }
+    }
+
+    /// No bars; each stage's start and finish as one JSON line on stdout,
+    /// `{"event":"start","stage":NAME}` and `{"event":"finish","stage":NAME,"seconds":S}`, for
+    /// a process that watches this one (`islagen serve`'s generation jobs).
+    pub fn json_lines() -> Progress {
+        Progress {
+            json: true,
+            ..Progress::hidden()
+        }
+    }
+
+    fn emit(&self, line: serde_json::Value) {
+        if self.json {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
         }
     }
 
@@ -60,6 +83,7 @@ impl Progress {
             None => ProgressBar::hidden(),
         };
         bar.set_prefix(name);
+        self.emit(serde_json::json!({"event": "start", "stage": name}));
         crate::memory::reset_peak();
         Stage {
             owner: self,
@@ -113,6 +137,9 @@ impl Stage<'_> {
         if let Ok(mut t) = self.owner.timings.lock() {
             t.push((self.name.to_string(), elapsed));
         }
+        self.owner.emit(serde_json::json!({
+            "event": "finish", "stage": self.name, "seconds": elapsed.as_secs_f64()
+        }));
         elapsed
     }
 }

@@ -197,10 +197,21 @@ impl<'a> HeightRows<'a> {
     /// The picture of `heights` (exported raw units) with the sea at `sea`.
     pub fn new(heights: ArrayView2<'a, f32>, sea: &SeaLevel) -> HeightRows<'a> {
         let w = heights.dim().0;
+        HeightRows::with_spacing(heights, sea, metres_per_px(w))
+    }
+
+    /// The picture of `heights` whose samples lie `spacing_m` metres apart: a window of a larger
+    /// map (`islagen serve`'s tiles), or a map sampled at a stride. [`HeightRows::new`] is this
+    /// with the spacing of a whole map.
+    pub fn with_spacing(
+        heights: ArrayView2<'a, f32>,
+        sea: &SeaLevel,
+        spacing_m: f32,
+    ) -> HeightRows<'a> {
         HeightRows {
             heights: columns(heights),
             sea: *sea,
-            k: METRES_PER_RAW / (2.0 * metres_per_px(w)),
+            k: METRES_PER_RAW / (2.0 * spacing_m),
             land: std::array::from_fn(|q| {
                 ramp(
                     &LAND_STOPS,

@@ -1,0 +1,442 @@
+//! The HTTP routes of `islagen serve` (the contract is written in the issue and in the serve
+//! section of docs): the page, the world list, world metadata, tiles, probes, views, the
+//! dials, previews and generation jobs.
+//!
+//! Guarantees: every failure is a JSON `{"error": …}` with a 4xx status naming what was wrong
+//! (5xx only for a fault of the server itself, including a panic in a handler, which is caught);
+//! request bodies are limited to [`BODY_LIMIT`] bytes and every numeric query value is bounded
+//! before use; paths go through [`super::paths`]; work that takes CPU or reads files runs on the
+//! blocking pool, never on the async workers.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{DefaultBodyLimit, Path as UrlPath, Query, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::tiles::{self, Layer, TileKey};
+use super::worlds::{FileKey, World};
+use super::{assets, catalogue, dials, jobs, paths, preview, probe, Shared};
+
+/// Largest request body accepted, bytes.
+pub const BODY_LIMIT: usize = 64 << 10;
+/// Widest `view.png`, pixels (and tallest).
+pub const MAX_VIEW_PX: usize = 4096;
+
+/// A failed request: its status, message and (for a rejected config) the per-key errors.
+#[derive(Debug)]
+pub struct ApiError {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// What was wrong.
+    pub message: String,
+    /// Per-key errors of a rejected config.
+    pub errors: Option<Vec<dials::KeyError>>,
+}
+
+impl ApiError {
+    /// An error with `status`.
+    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+            errors: None,
+        }
+    }
+    /// 400.
+    pub fn bad_request(m: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, m)
+    }
+    /// 403.
+    pub fn forbidden(m: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, m)
+    }
+    /// 404.
+    pub fn not_found(m: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, m)
+    }
+    /// 409.
+    pub fn conflict(m: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::CONFLICT, m)
+    }
+    /// 422.
+    pub fn unprocessable(m: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, m)
+    }
+    /// 500.
+    pub fn internal(m: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, m)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut body = json!({ "error": self.message });
+        if let Some(errors) = self.errors {
+            body["errors"] = json!(errors);
+        }
+        (self.status, Json(body)).into_response()
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(r: QueryRejection) -> ApiError {
+        ApiError::bad_request(r.body_text())
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(r: JsonRejection) -> ApiError {
+        let status = r.status();
+        let status = if status == StatusCode::PAYLOAD_TOO_LARGE {
+            status
+        } else if status.is_client_error() {
+            StatusCode::BAD_REQUEST
+        } else {
+            status
+        };
+        ApiError::new(status, r.body_text())
+    }
+}
+
+type ApiResult<T> = Result<T, ApiError>;
+
+/// Runs `work` on the blocking pool; a panic in it becomes a 500.
+pub async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ApiError::internal(format!("internal error: {e}")))?
+}
+
+/// Every route.
+pub fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/static/{*path}", get(static_file))
+        .route("/api/worlds", get(worlds))
+        .route("/api/world", get(world))
+        .route("/api/thumbnail.png", get(thumbnail))
+        .route("/api/file", get(file))
+        .route("/api/tile/{layer}/{z}/{x}/{y}", get(tile))
+        .route("/api/probe", get(probe_handler))
+        .route("/api/view.png", get(view))
+        .route("/api/dials", get(dials_handler))
+        .route("/api/preview", post(preview_handler))
+        .route("/api/generate", post(generate))
+        .route("/api/job", get(job))
+        .route("/api/job/cancel", post(cancel))
+        .fallback(|| async { ApiError::not_found("no such route") })
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            |_: Box<dyn std::any::Any + Send>| {
+                ApiError::internal("internal error: a handler panicked").into_response()
+            },
+        ))
+        .with_state(shared)
+}
+
+fn asset_response(path: &str) -> Response {
+    match assets::asset(path) {
+        Some(a) => (
+            [
+                (header::CONTENT_TYPE, a.content_type),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            a.bytes,
+        )
+            .into_response(),
+        None => ApiError::not_found(format!("no asset {path:?}")).into_response(),
+    }
+}
+
+async fn index() -> Response {
+    asset_response("index.html")
+}
+
+async fn static_file(UrlPath(path): UrlPath<String>) -> Response {
+    asset_response(&path)
+}
+
+async fn worlds(State(s): State<Arc<Shared>>) -> ApiResult<Json<catalogue::Catalogue>> {
+    blocking(move || Ok(Json(catalogue::list(&s.root, &s.shown)))).await
+}
+
+/// `?w=ID`.
+#[derive(Deserialize)]
+struct WorldQuery {
+    w: String,
+}
+
+/// The loaded world `id`, or a 4xx naming why not (422 for a blueprint that fails to read).
+fn load(s: &Shared, id: &str) -> ApiResult<Arc<World>> {
+    let path = paths::resolve(&s.root, id)?;
+    s.worlds.get(&path).map_err(ApiError::unprocessable)
+}
+
+async fn world(
+    State(s): State<Arc<Shared>>,
+    q: Result<Query<WorldQuery>, QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let Query(q) = q?;
+    blocking(move || {
+        let w = load(&s, &q.w)?;
+        Ok(Json(super::meta::describe(&s, &q.w, &w)))
+    })
+    .await
+}
+
+fn png_response(png: Arc<Vec<u8>>, extra: Option<(&'static str, String)>) -> Response {
+    let mut headers = HeaderMap::new();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    if let Some((name, value)) = extra {
+        if let Ok(v) = HeaderValue::from_str(&header_safe(&value)) {
+            headers.insert(name, v);
+        }
+    }
+    (headers, Body::from(png.as_ref().clone())).into_response()
+}
+
+/// `text` with anything outside printable ASCII replaced, at most 512 bytes (a header value).
+pub fn header_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| if (' '..='~').contains(&c) { c } else { '?' })
+        .take(512)
+        .collect()
+}
+
+/// One tile, from the cache or rendered; the error tile (200, `X-Islagen-Error`) for a world
+/// that cannot be read.
+fn tile_png(s: &Shared, id: &str, layer: Layer, (z, x, y): (u32, u32, u32)) -> ApiResult<Response> {
+    let path = paths::resolve(&s.root, id)?;
+    let file = FileKey::of(&path).map_err(|e| ApiError::not_found(format!("{id}: {e}")))?;
+    let key = TileKey {
+        file,
+        layer,
+        zxy: (z, x, y),
+    };
+    if let Some(png) = s.tiles.get(&key) {
+        return Ok(png_response(png, None));
+    }
+    let world = match s.worlds.get(&path) {
+        Ok(w) => w,
+        Err(e) => {
+            return Ok(png_response(
+                Arc::new(tiles::error_tile()),
+                Some(("x-islagen-error", e)),
+            ))
+        }
+    };
+    if !tiles::in_range(world.side(), z, x, y) {
+        return Err(ApiError::not_found(format!(
+            "tile {z}/{x}/{y} is outside the map (zoom 0..={}, 0 <= x, y < 2^zoom)",
+            tiles::max_zoom(world.side()) + tiles::EXTRA_ZOOM
+        )));
+    }
+    let pixels = tiles::render(&world, layer, z, x, y);
+    let png = Arc::new(tiles::encode(&pixels).map_err(|e| ApiError::internal(e.to_string()))?);
+    // Cached under the version that was rendered (the file may have changed since the stat).
+    s.tiles.put(
+        TileKey {
+            file: world.key.clone(),
+            ..key
+        },
+        png.clone(),
+    );
+    Ok(png_response(png, None))
+}
+
+/// Largest zoom a URL may name (a 32768 world's enlarged zooms stay below it).
+const MAX_URL_ZOOM: u32 = 24;
+
+async fn tile(
+    State(s): State<Arc<Shared>>,
+    UrlPath((layer, z, x, y)): UrlPath<(String, String, String, String)>,
+    q: Result<Query<WorldQuery>, QueryRejection>,
+) -> ApiResult<Response> {
+    let Query(q) = q?;
+    let layer =
+        Layer::parse(&layer).ok_or_else(|| ApiError::not_found(format!("no layer {layer:?}")))?;
+    let bad = || ApiError::not_found(format!("bad tile coordinates {z}/{x}/{y}"));
+    let z: u32 = z.parse().map_err(|_| bad())?;
+    let x: u32 = x.parse().map_err(|_| bad())?;
+    let y: u32 = y
+        .strip_suffix(".png")
+        .and_then(|y| y.parse().ok())
+        .ok_or_else(bad)?;
+    if z > MAX_URL_ZOOM {
+        return Err(bad());
+    }
+    blocking(move || tile_png(&s, &q.w, layer, (z, x, y))).await
+}
+
+async fn thumbnail(
+    State(s): State<Arc<Shared>>,
+    q: Result<Query<WorldQuery>, QueryRejection>,
+) -> ApiResult<Response> {
+    let Query(q) = q?;
+    blocking(move || tile_png(&s, &q.w, Layer::Height, (0, 0, 0))).await
+}
+
+/// `?path=REL`.
+#[derive(Deserialize)]
+struct FileQuery {
+    path: String,
+}
+
+/// The media type of a served file, by its extension.
+fn content_type(path: &std::path::Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "png" => "image/png",
+        "json" => "application/json",
+        "geojson" => "application/geo+json",
+        "csv" => "text/csv; charset=utf-8",
+        "jsonl" | "txt" => "text/plain; charset=utf-8",
+        "tif" | "tiff" => "image/tiff",
+        _ => "application/octet-stream",
+    }
+}
+
+async fn file(
+    State(s): State<Arc<Shared>>,
+    q: Result<Query<FileQuery>, QueryRejection>,
+) -> ApiResult<Response> {
+    let Query(q) = q?;
+    let path = paths::resolve(&s.root, &q.path)?;
+    let f = tokio::fs::File::open(&path)
+        .await
+        .map_err(|e| ApiError::not_found(format!("{}: {e}", q.path)))?;
+    let len = f.metadata().await.map(|m| m.len()).unwrap_or(0);
+    let name = path
+        .file_name()
+        .map(|n| header_safe(&n.to_string_lossy()).replace('"', "_"))
+        .unwrap_or_default();
+    Ok((
+        [
+            (header::CONTENT_TYPE, content_type(&path).to_string()),
+            (header::CONTENT_LENGTH, len.to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("inline; filename=\"{name}\""),
+            ),
+        ],
+        Body::from_stream(tokio_util::io::ReaderStream::new(f)),
+    )
+        .into_response())
+}
+
+async fn probe_handler(
+    State(s): State<Arc<Shared>>,
+    q: Result<Query<probe::ProbeQuery>, QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let Query(q) = q?;
+    blocking(move || {
+        let w = load(&s, &q.w)?;
+        probe::probe(&w, &q).map(Json)
+    })
+    .await
+}
+
+/// `view.png`'s query.
+#[derive(Deserialize)]
+struct ViewQuery {
+    w: String,
+    layers: String,
+    x0: f64,
+    y0: f64,
+    x1: f64,
+    y1: f64,
+    width: usize,
+}
+
+async fn view(
+    State(s): State<Arc<Shared>>,
+    q: Result<Query<ViewQuery>, QueryRejection>,
+) -> ApiResult<Response> {
+    let Query(q) = q?;
+    let layers: Vec<Layer> = q
+        .layers
+        .split(',')
+        .take(Layer::ALL.len())
+        .map(|l| Layer::parse(l).ok_or_else(|| ApiError::bad_request(format!("no layer {l:?}"))))
+        .collect::<ApiResult<_>>()?;
+    let (dx, dy) = (q.x1 - q.x0, q.y1 - q.y0);
+    let finite = [q.x0, q.y0, q.x1, q.y1].iter().all(|v| v.is_finite());
+    if !finite || dx <= 0.0 || dy <= 0.0 {
+        return Err(ApiError::bad_request("need finite x0 < x1 and y0 < y1"));
+    }
+    if q.width == 0 || q.width > MAX_VIEW_PX {
+        return Err(ApiError::bad_request(format!(
+            "width must be 1..={MAX_VIEW_PX}"
+        )));
+    }
+    let height = (q.width as f64 * dy / dx).round();
+    if !(1.0..=MAX_VIEW_PX as f64).contains(&height) {
+        return Err(ApiError::bad_request(format!(
+            "the view would be {height} px tall; at most {MAX_VIEW_PX}"
+        )));
+    }
+    let size = (q.width, height as usize);
+    blocking(move || {
+        let w = load(&s, &q.w)?;
+        let side = w.side() as f64;
+        if q.x0 >= side || q.y0 >= side || q.x1 <= 0.0 || q.y1 <= 0.0 {
+            return Err(ApiError::bad_request("the view lies outside the map"));
+        }
+        let region = [q.x0, q.y0, q.x1, q.y1];
+        let base = layers.iter().rev().find(|l| l.is_base()).copied();
+        let mut pic = tiles::render_region(&w, base.unwrap_or(Layer::Height), region, size);
+        for &l in layers.iter().filter(|l| !l.is_base()) {
+            tiles::composite(&mut pic, &tiles::render_region(&w, l, region, size));
+        }
+        let png = tiles::encode(&pic).map_err(|e| ApiError::internal(e.to_string()))?;
+        Ok(png_response(Arc::new(png), None))
+    })
+    .await
+}
+
+async fn dials_handler() -> Json<Value> {
+    Json(dials::table_json())
+}
+
+async fn preview_handler(
+    State(s): State<Arc<Shared>>,
+    body: Result<Json<preview::PreviewRequest>, JsonRejection>,
+) -> ApiResult<Response> {
+    let Json(req) = body?;
+    let _turn = s
+        .previews
+        .acquire()
+        .await
+        .map_err(|_| ApiError::internal("shutting down"))?;
+    let out = blocking(move || preview::preview(&req)).await?;
+    Ok(png_response(
+        Arc::new(out.png),
+        Some(("x-islagen-stats", out.stats.to_string())),
+    ))
+}
+
+async fn generate(
+    State(s): State<Arc<Shared>>,
+    body: Result<Json<jobs::GenerateRequest>, JsonRejection>,
+) -> ApiResult<Response> {
+    let Json(req) = body?;
+    let n = blocking(move || s.jobs.start(&s.root, &s.exe, &req)).await?;
+    Ok((StatusCode::ACCEPTED, Json(json!({ "job": n }))).into_response())
+}
+
+async fn job(State(s): State<Arc<Shared>>) -> Json<Value> {
+    Json(s.jobs.status())
+}
+
+async fn cancel(State(s): State<Arc<Shared>>) -> ApiResult<Json<Value>> {
+    blocking(move || s.jobs.cancel()).await.map(Json)
+}

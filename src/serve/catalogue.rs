@@ -1,0 +1,335 @@
+//! The world list: every `*.dat` under DIR (depth ≤ [`MAX_DEPTH`]) with what its header says,
+//! and every sweep folder (one holding `sweep.csv`) with its table.
+//!
+//! Guarantees: listing reads at most [`HEADER_LEN`] bytes of a blueprint (the header and the
+//! start of PRMS), so it stays cheap at any MapSize; a file whose header is not a blueprint's,
+//! or that is shorter than its MapSize needs, is listed with `error` set. Symlinks are not
+//! followed, hidden entries (a running job's temporary folder) are skipped, and at most
+//! [`MAX_ENTRIES`] directory entries and [`MAX_SWEEP_ROWS`] rows of a sweep table are read.
+
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::blueprint::format::{
+    MAX_MAP_SIZE, MIN_MAP_SIZE, PRMS, V1_FIRST_BYTE, V1_HEADER, V2_MAGIC, V2_VERSION,
+};
+
+use super::paths::id_of;
+
+/// Deepest folder level searched below DIR.
+pub const MAX_DEPTH: usize = 3;
+/// Most directory entries visited in one listing.
+pub const MAX_ENTRIES: usize = 20_000;
+/// Most rows read from one `sweep.csv`.
+pub const MAX_SWEEP_ROWS: usize = 10_000;
+/// Largest `sweep.csv` read, bytes.
+pub const MAX_SWEEP_CSV: u64 = 16 << 20;
+/// Bytes read from a blueprint to list it.
+pub const HEADER_LEN: usize = 28;
+
+/// One blueprint in the list.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorldEntry {
+    /// Path relative to DIR, `/`-separated.
+    pub id: String,
+    /// The file name.
+    pub name: String,
+    /// MapSize from the header (null when unreadable).
+    pub map_size: Option<u32>,
+    /// PRMS seed (null for v1, which records none, and when unreadable).
+    pub seed: Option<i32>,
+    /// "v2" or "v1" (null when unreadable).
+    pub format: Option<&'static str>,
+    /// File length.
+    pub bytes: u64,
+    /// Modification time, Unix seconds.
+    pub modified: u64,
+    /// Why the header is not a blueprint's.
+    pub error: Option<String>,
+}
+
+/// One sweep folder.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepEntry {
+    /// The folder, relative to DIR.
+    pub id: String,
+    /// The CSV header.
+    pub columns: Vec<String>,
+    /// One object a row: column → value (numbers as numbers, empty as null), plus `world`.
+    pub rows: Vec<Map<String, Value>>,
+    /// `contact_sheet.png` relative to DIR, when present.
+    pub contact_sheet: Option<String>,
+}
+
+/// The whole list.
+#[derive(Clone, Debug, Serialize)]
+pub struct Catalogue {
+    /// DIR as given on the command line.
+    pub dir: String,
+    /// Blueprints, sorted by id.
+    pub worlds: Vec<WorldEntry>,
+    /// Sweep folders, sorted by id.
+    pub sweeps: Vec<SweepEntry>,
+}
+
+/// Lists `root` (canonical); `shown` is DIR as the user gave it.
+pub fn list(root: &Path, shown: &str) -> Catalogue {
+    let mut worlds = Vec::new();
+    let mut sweep_dirs = Vec::new();
+    let mut budget = MAX_ENTRIES;
+    walk(root, root, 0, &mut budget, &mut worlds, &mut sweep_dirs);
+    worlds.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut sweeps: Vec<SweepEntry> = sweep_dirs
+        .iter()
+        .filter_map(|d| sweep(root, d, &worlds))
+        .collect();
+    sweeps.sort_by(|a, b| a.id.cmp(&b.id));
+    Catalogue {
+        dir: shown.to_string(),
+        worlds,
+        sweeps,
+    }
+}
+
+fn walk(
+    root: &Path,
+    dir: &Path,
+    depth: usize,
+    budget: &mut usize,
+    worlds: &mut Vec<WorldEntry>,
+    sweeps: &mut Vec<std::path::PathBuf>,
+) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let mut subdirs = Vec::new();
+    for entry in entries.flatten() {
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with('.') {
+            continue;
+        }
+        // file_type() does not follow symlinks: a link is neither a file nor a dir here.
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        if kind.is_dir() && depth < MAX_DEPTH {
+            subdirs.push(path);
+        } else if kind.is_file() && name == "sweep.csv" {
+            sweeps.push(dir.to_path_buf());
+        } else if kind.is_file() && name.ends_with(".dat") {
+            if let Some(e) = world_entry(root, &path) {
+                worlds.push(e);
+            }
+        }
+    }
+    subdirs.sort();
+    for d in subdirs {
+        walk(root, &d, depth + 1, budget, worlds, sweeps);
+    }
+}
+
+/// The list entry of one blueprint file.
+pub fn world_entry(root: &Path, path: &Path) -> Option<WorldEntry> {
+    let id = id_of(root, path)?;
+    let meta = fs::metadata(path).ok()?;
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs());
+    let mut entry = WorldEntry {
+        name: path.file_name()?.to_string_lossy().into_owned(),
+        id,
+        map_size: None,
+        seed: None,
+        format: None,
+        bytes: meta.len(),
+        modified,
+        error: None,
+    };
+    match read_header(path, meta.len()) {
+        Ok(h) => {
+            entry.map_size = Some(h.map_size);
+            entry.seed = h.seed;
+            entry.format = Some(h.format);
+        }
+        Err(e) => entry.error = Some(format!("{}: {e}", entry.name)),
+    }
+    Some(entry)
+}
+
+/// What a blueprint's first bytes say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// MapSize.
+    pub map_size: u32,
+    /// PRMS seed (v2 only).
+    pub seed: Option<i32>,
+    /// "v2" or "v1".
+    pub format: &'static str,
+}
+
+/// Reads and checks the header of the blueprint at `path` (`len` bytes long).
+pub fn read_header(path: &Path, len: u64) -> Result<Header, String> {
+    let mut buf = Vec::with_capacity(HEADER_LEN);
+    fs::File::open(path)
+        .and_then(|f| f.take(HEADER_LEN as u64).read_to_end(&mut buf))
+        .map_err(|e| format!("cannot read: {e}"))?;
+    parse_header(&buf, len)
+}
+
+/// Checks a header (the file's first bytes, `len` the file's length).
+pub fn parse_header(b: &[u8], len: u64) -> Result<Header, String> {
+    let i32_at = |at: usize| -> Result<i32, String> {
+        b.get(at..at + 4)
+            .map(|s| i32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+            .ok_or_else(|| format!("truncated at byte {} ({len} bytes in all)", b.len()))
+    };
+    let (format, seed, size, per_px) = match b.first() {
+        None => return Err("the file is empty".into()),
+        Some(&V1_FIRST_BYTE) => {
+            if b.get(1..8) != Some(V1_HEADER.as_bytes()) {
+                return Err("bad v1 header at byte 1".into());
+            }
+            ("v1", None, i32_at(8)?, 8u64)
+        }
+        Some(_) if b.starts_with(&V2_MAGIC) => {
+            let version = i32_at(4)?;
+            if version as u32 != V2_VERSION {
+                return Err(format!(
+                    "v2 version {version} at byte 4; expected {V2_VERSION}"
+                ));
+            }
+            if i32_at(8)? as u32 != PRMS.0 {
+                return Err("first section at byte 8 is not PRMS".into());
+            }
+            ("v2", Some(i32_at(20)?), i32_at(24)?, 5u64)
+        }
+        Some(other) => {
+            return Err(format!(
+                "first byte 0x{other:02X} is neither a v2 nor a v1 blueprint"
+            ))
+        }
+    };
+    if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&size) {
+        return Err(format!(
+            "MapSize {size} is outside {MIN_MAP_SIZE}..={MAX_MAP_SIZE}"
+        ));
+    }
+    let need = (size as u64).pow(2) * per_px;
+    if len < need {
+        return Err(format!(
+            "truncated: {len} bytes, but a MapSize {size} grid alone needs {need}"
+        ));
+    }
+    Ok(Header {
+        map_size: size as u32,
+        seed,
+        format,
+    })
+}
+
+/// The sweep table of folder `dir`, if its `sweep.csv` can be read.
+fn sweep(root: &Path, dir: &Path, worlds: &[WorldEntry]) -> Option<SweepEntry> {
+    let id = id_of(root, dir)?;
+    let csv = dir.join("sweep.csv");
+    if fs::metadata(&csv).ok()?.len() > MAX_SWEEP_CSV {
+        return None;
+    }
+    let text = fs::read_to_string(&csv).ok()?;
+    let mut lines = text.lines();
+    let columns: Vec<String> = lines.next()?.split(',').map(|c| c.trim().into()).collect();
+    let prefix = if id.is_empty() {
+        String::new()
+    } else {
+        format!("{id}/")
+    };
+    let rows = lines
+        .take(MAX_SWEEP_ROWS)
+        .map(|line| {
+            let mut row: Map<String, Value> = columns
+                .iter()
+                .zip(line.split(','))
+                .map(|(c, v)| (c.clone(), cell(v)))
+                .collect();
+            let world = row
+                .get("seed")
+                .and_then(Value::as_i64)
+                .map(|s| format!("{prefix}MapData_Seed_{s}.dat"))
+                .filter(|w| worlds.iter().any(|e| &e.id == w));
+            row.insert("world".into(), world.map_or(Value::Null, Value::String));
+            row
+        })
+        .collect();
+    let sheet = dir.join("contact_sheet.png");
+    Some(SweepEntry {
+        contact_sheet: sheet
+            .is_file()
+            .then(|| format!("{prefix}contact_sheet.png")),
+        id,
+        columns,
+        rows,
+    })
+}
+
+/// A CSV cell as JSON: a number when it parses as one, null when empty, else a string.
+fn cell(v: &str) -> Value {
+    let v = v.trim();
+    if v.is_empty() {
+        return Value::Null;
+    }
+    if let Ok(i) = v.parse::<i64>() {
+        return Value::from(i);
+    }
+    match v.parse::<f64>() {
+        Ok(f) if f.is_finite() => Value::from(f),
+        _ => Value::from(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_are_checked_and_truncation_is_named() {
+        let mut v2 = b"ISLA".to_vec();
+        v2.extend(2u32.to_le_bytes());
+        v2.extend(PRMS.0.to_le_bytes());
+        v2.extend(30u64.to_le_bytes());
+        v2.extend(7i32.to_le_bytes());
+        v2.extend(256i32.to_le_bytes());
+        let h = parse_header(&v2, 1 << 20).unwrap();
+        assert_eq!((h.map_size, h.seed, h.format), (256, Some(7), "v2"));
+        assert!(parse_header(&v2, 1000).unwrap_err().contains("truncated"));
+        assert!(parse_header(&v2[..22], 1 << 20)
+            .unwrap_err()
+            .contains("truncated"));
+        assert!(parse_header(b"", 0).is_err());
+        assert!(parse_header(b"\x00abc", 4).is_err());
+        let mut big = v2.clone();
+        big[24..28].copy_from_slice(&100_000i32.to_le_bytes());
+        assert!(parse_header(&big, u64::MAX)
+            .unwrap_err()
+            .contains("MapSize"));
+    }
+
+    #[test]
+    fn csv_cells_become_json_values() {
+        assert_eq!(cell("12"), Value::from(12));
+        assert_eq!(cell("0.5"), Value::from(0.5));
+        assert_eq!(cell(""), Value::Null);
+        assert_eq!(cell("abc"), Value::from("abc"));
+    }
+}

@@ -1,0 +1,347 @@
+//! Full-size generation in the background, one at a time.
+//!
+//! A job is a child process of the `islagen` binary (`islagen --seed S --size N --config C
+//! --out TMP --progress-json`) writing into a hidden temporary folder inside DIR; its stage
+//! stream (one JSON line per stage start and finish) feeds the progress. On success the folder
+//! is renamed into place as `gen-<seed>-<size>` (or `…-2`, `…-3` when taken), with the
+//! ServerConfig.json that reproduces it; on failure or cancel it is removed.
+//!
+//! Guarantees: at most one job runs (a second is refused with 409 and what runs); the config is
+//! validated exactly as the preview's before anything starts; cancelling kills the child and
+//! returns only once its folder is gone, so nothing partial is ever left or listed (hidden
+//! folders are not listed while a job runs).
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::api::ApiError;
+use super::dials::validate;
+use super::paths::id_of;
+
+/// Stages a generation reports (with erosion and roads on), for the progress fraction.
+const EXPECTED_STAGES: usize = 17;
+/// Bytes of the child's stderr kept for the error message.
+const STDERR_TAIL: usize = 4096;
+/// Longest a cancel waits for the child to go.
+const CANCEL_WAIT: Duration = Duration::from_secs(30);
+
+/// `/api/generate`'s body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateRequest {
+    /// World seed (0 = a random one).
+    pub seed: i32,
+    /// MapSize.
+    pub size: u32,
+    /// ServerConfig.json keys.
+    #[serde(default)]
+    pub config: Value,
+}
+
+/// What the job is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Idle,
+    Running,
+    Done,
+    Failed,
+    Cancelled,
+}
+
+impl State {
+    fn name(self) -> &'static str {
+        match self {
+            State::Idle => "idle",
+            State::Running => "running",
+            State::Done => "done",
+            State::Failed => "failed",
+            State::Cancelled => "cancelled",
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Job {
+    n: u64,
+    seed: i32,
+    size: u32,
+    state: State,
+    stage: String,
+    stages: Vec<(String, f64)>,
+    world: Option<String>,
+    error: Option<String>,
+    cancel: bool,
+    child: Option<Child>,
+}
+
+impl Default for Job {
+    fn default() -> Job {
+        Job {
+            n: 0,
+            seed: 0,
+            size: 0,
+            state: State::Idle,
+            stage: String::new(),
+            stages: Vec::new(),
+            world: None,
+            error: None,
+            cancel: false,
+            child: None,
+        }
+    }
+}
+
+impl Job {
+    fn fraction(&self) -> f64 {
+        match self.state {
+            State::Done => 1.0,
+            State::Running => (self.stages.len() as f64 / EXPECTED_STAGES as f64).min(0.99),
+            _ => 0.0,
+        }
+    }
+}
+
+/// The server's one job slot.
+#[derive(Debug, Default)]
+pub struct Jobs {
+    job: Arc<(Mutex<Job>, Condvar)>,
+}
+
+impl Jobs {
+    /// `/api/job`.
+    pub fn status(&self) -> Value {
+        let j = self.lock();
+        json!({
+            "state": j.state.name(),
+            "job": (j.n > 0).then_some(j.n),
+            "seed": (j.n > 0).then_some(j.seed),
+            "size": (j.n > 0).then_some(j.size),
+            "stage": j.stage,
+            "fraction": j.fraction(),
+            "stages": j.stages.iter().map(|(n, s)| json!({"name": n, "seconds": s})).collect::<Vec<_>>(),
+            "world": j.world,
+            "error": j.error,
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Job> {
+        self.job.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Validates and starts a job; its number.
+    pub fn start(&self, root: &Path, exe: &Path, req: &GenerateRequest) -> Result<u64, ApiError> {
+        let config = if req.config.is_null() {
+            json!({})
+        } else {
+            req.config.clone()
+        };
+        let mut j = self.lock();
+        if j.state == State::Running {
+            return Err(ApiError::conflict(format!(
+                "a generation is already running: seed {} at {} ({:.0} %)",
+                j.seed,
+                j.size,
+                j.fraction() * 100.0
+            )));
+        }
+        let checked = validate(&config, req.size, req.seed).map_err(super::preview::refused)?;
+        let seed = crate::seed::resolve(checked.world_seed);
+        let n = j.n + 1;
+        let tmp = root.join(format!(".islagen-job-{n}-{}", std::process::id()));
+        let io = |e: std::io::Error| ApiError::internal(format!("starting the job: {e}"));
+        std::fs::create_dir(&tmp).map_err(io)?;
+        let mut file_config = config.as_object().cloned().unwrap_or_default();
+        file_config.insert("MapSize".into(), json!(req.size));
+        file_config.insert("WorldSeed".into(), json!(seed));
+        let config_path = tmp.join("ServerConfig.json");
+        let spawned = crate::output::write_bytes_atomically(
+            &config_path,
+            serde_json::to_string_pretty(&file_config)
+                .unwrap_or_default()
+                .as_bytes(),
+        )
+        .and_then(|_| {
+            Command::new(exe)
+                .arg("--seed")
+                .arg(seed.to_string())
+                .arg("--size")
+                .arg(req.size.to_string())
+                .arg("--config")
+                .arg(&config_path)
+                .arg("--out")
+                .arg(&tmp)
+                .arg("--progress-json")
+                .arg("--quiet")
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+        });
+        let mut child = match spawned {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&tmp);
+                return Err(io(e));
+            }
+        };
+        let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+        *j = Job {
+            n,
+            seed,
+            size: req.size,
+            state: State::Running,
+            stage: "starting".into(),
+            child: Some(child),
+            ..Job::default()
+        };
+        drop(j);
+        let shared = self.job.clone();
+        let (root, final_name) = (root.to_path_buf(), format!("gen-{seed}-{}", req.size));
+        std::thread::Builder::new()
+            .name(format!("job-{n}"))
+            .spawn(move || watch(shared, stdout, stderr, tmp, root, final_name))
+            .map_err(io)?;
+        Ok(n)
+    }
+
+    /// Cancels the running job: kills it and waits until its files are gone.
+    pub fn cancel(&self) -> Result<Value, ApiError> {
+        let mut j = self.lock();
+        if j.state != State::Running {
+            return Err(ApiError::conflict("no generation is running"));
+        }
+        j.cancel = true;
+        if let Some(c) = j.child.as_mut() {
+            let _ = c.kill();
+        }
+        let deadline = Instant::now() + CANCEL_WAIT;
+        while j.state == State::Running && Instant::now() < deadline {
+            j = self
+                .job
+                .1
+                .wait_timeout(j, Duration::from_millis(100))
+                .map(|(g, _)| g)
+                .unwrap_or_else(|p| p.into_inner().0);
+        }
+        Ok(json!({ "state": j.state.name() }))
+    }
+}
+
+/// Follows a job to its end: reads its stage stream, then waits for it and moves or removes
+/// its folder.
+fn watch(
+    shared: Arc<(Mutex<Job>, Condvar)>,
+    stdout: Option<std::process::ChildStdout>,
+    stderr: Option<std::process::ChildStderr>,
+    tmp: PathBuf,
+    root: PathBuf,
+    final_name: String,
+) {
+    let lock = || shared.0.lock().unwrap_or_else(|p| p.into_inner());
+    let err_thread = stderr.map(|e| {
+        std::thread::spawn(move || {
+            let mut tail = Vec::new();
+            let mut buf = [0u8; 4096];
+            let mut e = e;
+            while let Ok(n) = e.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                tail.extend_from_slice(&buf[..n]);
+                let cut = tail.len().saturating_sub(STDERR_TAIL);
+                tail.drain(..cut);
+            }
+            String::from_utf8_lossy(&tail).into_owned()
+        })
+    });
+    if let Some(out) = stdout {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            let Ok(v) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            let stage = v["stage"].as_str().unwrap_or("").to_string();
+            let mut j = lock();
+            match v["event"].as_str() {
+                Some("start") => j.stage = stage,
+                Some("finish") => {
+                    let s = v["seconds"].as_f64().unwrap_or(0.0);
+                    j.stages.push((stage, s));
+                }
+                _ => {}
+            }
+        }
+    }
+    let status = loop {
+        let mut j = lock();
+        let Some(child) = j.child.as_mut() else {
+            break None;
+        };
+        match child.try_wait() {
+            Ok(Some(s)) => break Some(s),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        drop(j);
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stderr = err_thread.and_then(|t| t.join().ok()).unwrap_or_default();
+    let cancelled = lock().cancel;
+    let outcome = match status {
+        _ if cancelled => Err(State::Cancelled),
+        Some(s) if s.success() => place(&tmp, &root, &final_name).map_err(|e| {
+            lock().error = Some(format!("moving the new world into place: {e}"));
+            State::Failed
+        }),
+        other => {
+            let why = stderr.trim();
+            lock().error = Some(if why.is_empty() {
+                format!("the generation exited with {other:?}")
+            } else {
+                why.to_string()
+            });
+            Err(State::Failed)
+        }
+    };
+    let _ = std::fs::remove_dir_all(&tmp);
+    let mut j = lock();
+    j.child = None;
+    match outcome {
+        Ok(dat) => {
+            j.world = id_of(&root, &dat);
+            j.stage = "done".into();
+            j.state = State::Done;
+        }
+        Err(state) => j.state = state,
+    }
+    shared.1.notify_all();
+}
+
+/// Renames the finished folder into place; the blueprint's path.
+fn place(tmp: &Path, root: &Path, name: &str) -> std::io::Result<PathBuf> {
+    let dat = std::fs::read_dir(tmp)?
+        .flatten()
+        .map(|e| e.file_name())
+        .find(|n| {
+            let n = n.to_string_lossy();
+            n.starts_with("MapData_Seed_") && n.ends_with(".dat") && !n.ends_with("_v1.dat")
+        })
+        .ok_or_else(|| std::io::Error::other("the generation wrote no blueprint"))?;
+    for k in 1..1000 {
+        let target = match k {
+            1 => root.join(name),
+            k => root.join(format!("{name}-{k}")),
+        };
+        if target.exists() {
+            continue;
+        }
+        std::fs::rename(tmp, &target)?;
+        return Ok(target.join(dat));
+    }
+    Err(std::io::Error::other("no free folder name"))
+}

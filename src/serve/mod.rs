@@ -1,0 +1,233 @@
+//! `islagen serve`: a local web app to explore the worlds in a folder as deep-zoom maps and to
+//! tune the dials with an instant preview.
+//!
+//! [`start`] binds and serves on a background tokio runtime and returns a [`Server`] handle
+//! (its address, a shutdown), so tests run it in-process on `127.0.0.1:0`; [`run`] is the
+//! blocking form the CLI uses. The modules: [`paths`] confines every path to DIR, [`catalogue`]
+//! lists worlds and sweeps, [`worlds`] caches loaded blueprints, [`tiles`] renders and caches
+//! tiles, [`probe`] answers "what is here", [`dials`] is the dial table, [`preview`] makes the
+//! 512 preview, [`jobs`] runs one full generation at a time, [`api`] holds the routes and
+//! [`assets`] the page's files.
+//!
+//! Guarantees: nothing a request or a file in DIR holds can crash the server (typed 4xx errors,
+//! panics in handlers caught as 500); memory is bounded by the world and tile caches' limits
+//! ([`ServeOptions`]) plus one world being loaded; one generation runs at a time and leaves no
+//! partial files.
+
+pub mod api;
+pub mod assets;
+pub mod catalogue;
+pub mod dials;
+pub mod jobs;
+pub mod meta;
+pub mod paths;
+pub mod preview;
+pub mod probe;
+pub mod tiles;
+pub mod worlds;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The default port.
+pub const DEFAULT_PORT: u16 = 8765;
+
+/// How to serve.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// The world folder (DIR).
+    pub dir: PathBuf,
+    /// Address to bind (port 0: any free port).
+    pub bind: SocketAddr,
+    /// The `islagen` binary generation jobs run (the current executable by default).
+    pub exe: Option<PathBuf>,
+    /// Most worlds held loaded.
+    pub max_worlds: usize,
+    /// Most bytes of world grids held (beyond the world in use).
+    pub max_world_bytes: u64,
+    /// Most bytes of encoded tiles cached.
+    pub max_tile_bytes: usize,
+}
+
+impl ServeOptions {
+    /// Defaults for serving `dir` on `bind`.
+    pub fn new(dir: PathBuf, bind: SocketAddr) -> ServeOptions {
+        ServeOptions {
+            dir,
+            bind,
+            exe: None,
+            max_worlds: 4,
+            max_world_bytes: 4 << 30,
+            max_tile_bytes: 256 << 20,
+        }
+    }
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// DIR is not a readable folder.
+    #[error("{path}: not a folder that can be served: {source}")]
+    Dir {
+        /// DIR as given.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The address could not be bound, or the runtime not started.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// What every handler shares.
+#[derive(Debug)]
+pub struct Shared {
+    /// DIR, canonical.
+    pub root: PathBuf,
+    /// DIR as given.
+    pub shown: String,
+    /// The `islagen` binary for jobs.
+    pub exe: PathBuf,
+    /// Loaded worlds.
+    pub worlds: worlds::Worlds,
+    /// Encoded tiles.
+    pub tiles: tiles::TileCache,
+    /// The generation job.
+    pub jobs: jobs::Jobs,
+    /// One preview at a time (each uses every core).
+    pub previews: tokio::sync::Semaphore,
+}
+
+/// A running server.
+#[derive(Debug)]
+pub struct Server {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Server {
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://ADDR/`.
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// What the handlers share (tests look at the caches).
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Stops serving (a running job is cancelled) and waits for the server thread.
+    pub fn shutdown(mut self) {
+        self.stop_now();
+    }
+
+    /// Blocks until the server stops.
+    pub fn wait(mut self) {
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+
+    fn stop_now(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let _ = self.shared.jobs.cancel();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop_now();
+    }
+}
+
+/// Binds `opts.bind` and serves DIR on a background runtime.
+pub fn start(opts: ServeOptions) -> Result<Server, ServeError> {
+    let root = opts
+        .dir
+        .canonicalize()
+        .and_then(|p| match p.is_dir() {
+            true => Ok(p),
+            false => Err(std::io::Error::other("not a directory")),
+        })
+        .map_err(|source| ServeError::Dir {
+            path: opts.dir.clone(),
+            source,
+        })?;
+    let bind_err = |source| ServeError::Bind {
+        addr: opts.bind,
+        source,
+    };
+    let exe = match &opts.exe {
+        Some(e) => e.clone(),
+        None => std::env::current_exe().map_err(bind_err)?,
+    };
+    let shared = Arc::new(Shared {
+        root,
+        shown: opts.dir.display().to_string(),
+        exe,
+        worlds: worlds::Worlds::new(opts.max_worlds, opts.max_world_bytes),
+        tiles: tiles::TileCache::new(opts.max_tile_bytes),
+        jobs: jobs::Jobs::default(),
+        previews: tokio::sync::Semaphore::new(1),
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(16)
+        .thread_name("serve")
+        .enable_all()
+        .build()
+        .map_err(bind_err)?;
+    let std_listener = std::net::TcpListener::bind(opts.bind).map_err(bind_err)?;
+    std_listener.set_nonblocking(true).map_err(bind_err)?;
+    let addr = std_listener.local_addr().map_err(bind_err)?;
+    let listener = {
+        let _guard = runtime.enter();
+        tokio::net::TcpListener::from_std(std_listener).map_err(bind_err)?
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let app = api::router(shared.clone());
+    let thread = std::thread::Builder::new()
+        .name("serve".into())
+        .spawn(move || {
+            runtime.block_on(async move {
+                let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
+                    let _ = stopped.await;
+                });
+                if let Err(e) = serve.await {
+                    tracing::error!("server stopped: {e}");
+                }
+            });
+            runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+        })
+        .map_err(bind_err)?;
+    Ok(Server {
+        addr,
+        shared,
+        stop: Some(stop),
+        thread: Some(thread),
+    })
+}
+
+/// Serves until the process is stopped.
+pub fn run(opts: ServeOptions) -> Result<(), ServeError> {
+    start(opts)?.wait();
+    Ok(())
+}

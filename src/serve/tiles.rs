@@ -1,0 +1,677 @@
+//! Map tiles rendered on demand from a loaded blueprint, in the snapshots' colours.
+//!
+//! A world of MapSize `n` has `max_zoom` Z = ⌈log2(n / 256)⌉: at zoom Z one tile pixel is one
+//! map pixel; at z < Z one tile pixel samples the centre of its 2^(Z−z)-pixel block; at
+//! Z < z ≤ Z + [`EXTRA_ZOOM`] each map pixel is enlarged to 2^(z−Z) tile pixels. Tile (z, x, y)
+//! counts from the north-west corner (map row 0 = north = the top).
+//!
+//! Guarantees: the `height` layer at zoom Z is pixel for pixel the `0_height` snapshot's window
+//! (the same [`HeightRows`] code, over the window with its one-pixel border, at the map's pixel
+//! spacing), and `biomes` the `1_biomes` colours; base layers are opaque RGB, overlays RGBA with
+//! transparency; parts of a tile beyond the map are [`OUTSIDE`] (base) or transparent
+//! (overlays). Rendering allocates a fixed amount per tile whatever the MapSize.
+
+use std::sync::Mutex;
+
+use ndarray::Array2;
+
+use crate::blueprint::format::WaterBodyType;
+use crate::blueprint::RoadTier;
+use crate::render::{biome_colour, fill_all, road_line, town_marker, HeightRows};
+use crate::stages::sea::{SeaLevel, SeaModel};
+use crate::units::{metres_per_px, METRES_PER_RAW};
+
+use super::worlds::{FileKey, World};
+
+/// Tile side, pixels.
+pub const TILE: usize = 256;
+/// Zoom levels served beyond one tile pixel per map pixel.
+pub const EXTRA_ZOOM: u32 = 3;
+/// The colour of a base tile's pixels beyond the map.
+pub const OUTSIDE: [u8; 3] = [28, 32, 40];
+
+/// A map layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layer {
+    /// Hypsometric colours × hillshade (`0_height`).
+    Height,
+    /// The biome palette (`1_biomes`).
+    Biomes,
+    /// Water bodies.
+    Water,
+    /// Town markers.
+    Towns,
+    /// Roads by tier.
+    Roads,
+    /// River centrelines at their widths.
+    Rivers,
+    /// Contour lines.
+    Contours,
+    /// Slope shading.
+    Slope,
+}
+
+impl Layer {
+    /// Every layer, base layers first.
+    pub const ALL: [Layer; 8] = [
+        Layer::Height,
+        Layer::Biomes,
+        Layer::Water,
+        Layer::Towns,
+        Layer::Roads,
+        Layer::Rivers,
+        Layer::Contours,
+        Layer::Slope,
+    ];
+
+    /// The id used in URLs.
+    pub fn id(self) -> &'static str {
+        match self {
+            Layer::Height => "height",
+            Layer::Biomes => "biomes",
+            Layer::Water => "water",
+            Layer::Towns => "towns",
+            Layer::Roads => "roads",
+            Layer::Rivers => "rivers",
+            Layer::Contours => "contours",
+            Layer::Slope => "slope",
+        }
+    }
+
+    /// The layer with URL id `id`.
+    pub fn parse(id: &str) -> Option<Layer> {
+        Layer::ALL.into_iter().find(|l| l.id() == id)
+    }
+
+    /// A name for people.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Height => "Hillshaded height",
+            Layer::Biomes => "Biomes",
+            Layer::Water => "Water bodies",
+            Layer::Towns => "Towns",
+            Layer::Roads => "Roads",
+            Layer::Rivers => "Rivers",
+            Layer::Contours => "Contours",
+            Layer::Slope => "Slope",
+        }
+    }
+
+    /// Opaque base layer (RGB) rather than an overlay (RGBA).
+    pub fn is_base(self) -> bool {
+        matches!(self, Layer::Height | Layer::Biomes)
+    }
+
+    /// Whether `world` has what the layer draws.
+    pub fn available(self, world: &World) -> bool {
+        let bp = &world.blueprint;
+        match self {
+            Layer::Height | Layer::Biomes | Layer::Contours | Layer::Slope => true,
+            Layer::Water => bp.water_ids.is_some(),
+            Layer::Towns => !bp.towns.is_empty(),
+            Layer::Roads => RoadTier::ALL.iter().any(|&t| !bp.roads.tier(t).is_empty()),
+            Layer::Rivers => bp.rivers.as_ref().is_some_and(|r| !r.rivers.is_empty()),
+        }
+    }
+}
+
+/// The zoom at which one tile pixel is one map pixel.
+pub fn max_zoom(side: usize) -> u32 {
+    let mut z = 0;
+    while (TILE << z) < side {
+        z += 1;
+    }
+    z
+}
+
+/// Whether (z, x, y) is a tile of a map of side `side`.
+pub fn in_range(side: usize, z: u32, x: u32, y: u32) -> bool {
+    z <= max_zoom(side) + EXTRA_ZOOM && u64::from(x) < (1u64 << z) && u64::from(y) < (1u64 << z)
+}
+
+/// The map pixels one axis of a window samples.
+#[derive(Debug)]
+struct Axis {
+    /// Map index of each distinct sample, ascending.
+    samples: Vec<usize>,
+    /// For output pixels 0 ..= n (one past the edge, for lines): its sample, or none beyond
+    /// the map.
+    pick: Vec<Option<usize>>,
+    /// Continuous map coordinate of the window's edge.
+    origin: f64,
+    /// Output pixels per map pixel.
+    scale: f64,
+}
+
+impl Axis {
+    /// `n` output pixels from map coordinate `origin`, `scale` output pixels a map pixel: pixel
+    /// i samples the map pixel under its centre.
+    fn new(side: usize, origin: f64, scale: f64, n: usize) -> Axis {
+        let mut samples: Vec<usize> = Vec::with_capacity(n + 1);
+        let mut pick = Vec::with_capacity(n + 1);
+        for i in 0..=n {
+            let m = (origin + (i as f64 + 0.5) / scale).floor();
+            pick.push((m >= 0.0 && m < side as f64).then(|| {
+                let m = m as usize;
+                if samples.last() != Some(&m) {
+                    samples.push(m);
+                }
+                samples.len() - 1
+            }));
+        }
+        Axis {
+            samples,
+            pick,
+            origin,
+            scale,
+        }
+    }
+
+    /// The axis of tile column (or row) `t` at zoom `z`.
+    fn tile(side: usize, z: u32, t: u32) -> Axis {
+        let top = max_zoom(side);
+        let scale = if z <= top {
+            1.0 / (1u64 << (top - z)) as f64
+        } else {
+            (1u64 << (z - top)) as f64
+        };
+        Axis::new(side, f64::from(t) * TILE as f64 / scale, scale, TILE)
+    }
+
+    /// Map pixels between neighbouring samples (at least 1).
+    fn spacing(&self) -> usize {
+        (1.0 / self.scale).round().max(1.0) as usize
+    }
+
+    /// Output pixels.
+    fn len(&self) -> usize {
+        self.pick.len() - 1
+    }
+}
+
+/// A window on the map, `xs.len()` × `ys.len()` output pixels.
+#[derive(Debug)]
+struct Window {
+    xs: Axis,
+    ys: Axis,
+}
+
+impl Window {
+    fn pixels(&self) -> usize {
+        self.xs.len() * self.ys.len()
+    }
+}
+
+/// Rendered pixels: RGB (base) or RGBA (overlay), rows top to bottom.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pixels {
+    /// Width.
+    pub width: usize,
+    /// Height.
+    pub height: usize,
+    /// 3 or 4.
+    pub channels: usize,
+    /// width × height × channels bytes.
+    pub data: Vec<u8>,
+}
+
+/// Renders tile (z, x, y) of `layer` (the caller has checked [`in_range`]).
+pub fn render(world: &World, layer: Layer, z: u32, x: u32, y: u32) -> Pixels {
+    let side = world.side();
+    let win = Window {
+        xs: Axis::tile(side, z, x),
+        ys: Axis::tile(side, z, y),
+    };
+    draw(world, layer, &win)
+}
+
+/// Renders the map region x0..x1 × y0..y1 (map pixels) `width` × `height` pixels large.
+pub fn render_region(
+    world: &World,
+    layer: Layer,
+    [x0, y0, x1, y1]: [f64; 4],
+    (width, height): (usize, usize),
+) -> Pixels {
+    let side = world.side();
+    let win = Window {
+        xs: Axis::new(side, x0, width as f64 / (x1 - x0), width),
+        ys: Axis::new(side, y0, height as f64 / (y1 - y0), height),
+    };
+    draw(world, layer, &win)
+}
+
+fn draw(world: &World, layer: Layer, win: &Window) -> Pixels {
+    match layer {
+        Layer::Height => height(world, win),
+        Layer::Biomes => biomes(world, win),
+        Layer::Water => water(world, win),
+        Layer::Towns => towns(world, win),
+        Layer::Roads => roads(world, win),
+        Layer::Rivers => rivers(world, win),
+        Layer::Contours => contours(world, win),
+        Layer::Slope => slope(world, win),
+    }
+}
+
+fn base_tile(win: &Window) -> Pixels {
+    Pixels {
+        width: win.xs.len(),
+        height: win.ys.len(),
+        channels: 3,
+        data: OUTSIDE.repeat(win.pixels()),
+    }
+}
+
+fn overlay_tile(win: &Window) -> Pixels {
+    Pixels {
+        width: win.xs.len(),
+        height: win.ys.len(),
+        channels: 4,
+        data: vec![0; win.pixels() * 4],
+    }
+}
+
+/// Calls `f(i, j, sx, sy)` for every output pixel (i, j) on the map, with its sample indices.
+fn each(win: &Window, mut f: impl FnMut(usize, usize, usize, usize)) {
+    for (j, sy) in win.ys.pick[..win.ys.len()].iter().enumerate() {
+        let Some(sy) = *sy else { continue };
+        for (i, sx) in win.xs.pick[..win.xs.len()].iter().enumerate() {
+            if let Some(sx) = *sx {
+                f(i, j, sx, sy);
+            }
+        }
+    }
+}
+
+fn height(world: &World, win: &Window) -> Pixels {
+    let mut out = base_tile(win);
+    let (nx, ny) = (win.xs.samples.len(), win.ys.samples.len());
+    if nx == 0 || ny == 0 {
+        return out;
+    }
+    let h = &world.blueprint.heights;
+    let side = world.side();
+    // The window with a one-sample border (clamped at the map's edges, as the snapshot is).
+    let border = |axis: &Axis| -> Vec<usize> {
+        let s = axis.spacing() as isize;
+        let clamp = |m: isize| m.clamp(0, side as isize - 1) as usize;
+        let first = clamp(axis.samples[0] as isize - s);
+        let last = clamp(axis.samples[axis.samples.len() - 1] as isize + s);
+        std::iter::once(first)
+            .chain(axis.samples.iter().copied())
+            .chain(std::iter::once(last))
+            .collect()
+    };
+    let (bx, by) = (border(&win.xs), border(&win.ys));
+    let grid = Array2::from_shape_fn((bx.len(), by.len()), |(i, j)| h[[bx[i], by[j]]]);
+    let spacing = win.xs.spacing().min(win.ys.spacing());
+    let sea = SeaLevel::new(SeaModel::Flat(world.sea_raw), by.len());
+    let pic = HeightRows::with_spacing(grid.view(), &sea, metres_per_px(side) * spacing as f32);
+    let rgb = fill_all(&pic);
+    let row = bx.len() * 3;
+    each(win, |i, j, sx, sy| {
+        let at = (sy + 1) * row + (sx + 1) * 3;
+        let to = (j * out.width + i) * 3;
+        out.data[to..to + 3].copy_from_slice(&rgb[at..at + 3]);
+    });
+    out
+}
+
+fn biomes(world: &World, win: &Window) -> Pixels {
+    let mut out = base_tile(win);
+    let b = &world.blueprint.biomes;
+    each(win, |i, j, sx, sy| {
+        let c = biome_colour(b[[win.xs.samples[sx], win.ys.samples[sy]]]);
+        let to = (j * out.width + i) * 3;
+        out.data[to..to + 3].copy_from_slice(&c);
+    });
+    out
+}
+
+fn put(out: &mut Pixels, i: usize, j: usize, rgba: [u8; 4]) {
+    let to = (j * out.width + i) * 4;
+    out.data[to..to + 4].copy_from_slice(&rgba);
+}
+
+fn water(world: &World, win: &Window) -> Pixels {
+    let mut out = overlay_tile(win);
+    let bp = &world.blueprint;
+    let Some(ids) = &bp.water_ids else {
+        return out;
+    };
+    let mut river = vec![false; 1 << 16];
+    for b in bp.water_bodies.iter().flatten() {
+        if b.kind == WaterBodyType::River {
+            river[usize::from(b.id)] = true;
+        }
+    }
+    let p = world.water_palette;
+    each(win, |i, j, sx, sy| {
+        let id = ids[[win.xs.samples[sx], win.ys.samples[sy]]];
+        let c = match id {
+            0 => return,
+            1 => p[1],
+            id if river[usize::from(id)] => p[2],
+            _ => p[3],
+        };
+        put(&mut out, i, j, [c[0], c[1], c[2], 255]);
+    });
+    out
+}
+
+/// Metres above sea at each sample of the window (`nx × ny`, x outer).
+fn metres(world: &World, win: &Window) -> Array2<f32> {
+    let h = &world.blueprint.heights;
+    let (xs, ys) = (&win.xs.samples, &win.ys.samples);
+    Array2::from_shape_fn((xs.len(), ys.len()), |(i, j)| {
+        (h[[xs[i], ys[j]]] - world.sea_raw) * METRES_PER_RAW
+    })
+}
+
+/// The contour interval at a tile pixel size of `m_per_px` metres: lines a few pixels apart on
+/// moderate slopes.
+pub fn contour_interval(m_per_px: f32) -> f32 {
+    [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
+        .into_iter()
+        .find(|&i| i >= 2.0 * m_per_px)
+        .unwrap_or(100.0)
+}
+
+fn contours(world: &World, win: &Window) -> Pixels {
+    let mut out = overlay_tile(win);
+    let m = metres(world, win);
+    let px_m = metres_per_px(world.side()) / win.xs.scale as f32;
+    let interval = contour_interval(px_m);
+    let band = |v: f32| (v / interval).floor();
+    let (xp, yp) = (&win.xs.pick, &win.ys.pick);
+    each(win, |i, j, sx, sy| {
+        let v = m[[sx, sy]];
+        if !v.is_finite() || v < 0.0 {
+            return;
+        }
+        let here = band(v);
+        let differs = |n: Option<usize>, other: &dyn Fn(usize) -> f32| {
+            n.is_some_and(|n| {
+                let w = other(n);
+                w.is_finite() && band(w.max(-interval * 0.5)) != here
+            })
+        };
+        let east = differs(xp[i + 1], &|n| m[[n, sy]]);
+        let south = differs(yp[j + 1], &|n| m[[sx, n]]);
+        if east || south {
+            let index = (here as i64).rem_euclid(5) == 0;
+            put(
+                &mut out,
+                i,
+                j,
+                if index {
+                    [60, 40, 20, 230]
+                } else {
+                    [90, 60, 30, 150]
+                },
+            );
+        }
+    });
+    out
+}
+
+fn slope(world: &World, win: &Window) -> Pixels {
+    let mut out = overlay_tile(win);
+    let h = &world.blueprint.heights;
+    let side = world.side();
+    let s = win.xs.spacing().min(win.ys.spacing());
+    let k = METRES_PER_RAW / (2.0 * s as f32 * metres_per_px(side));
+    each(win, |i, j, sx, sy| {
+        let (x, y) = (win.xs.samples[sx], win.ys.samples[sy]);
+        if h[[x, y]] < world.sea_raw {
+            return;
+        }
+        let at = |x: isize, y: isize| {
+            h[[
+                x.clamp(0, side as isize - 1) as usize,
+                y.clamp(0, side as isize - 1) as usize,
+            ]]
+        };
+        let (xi, yi, si) = (x as isize, y as isize, s as isize);
+        let dx = (at(xi + si, yi) - at(xi - si, yi)) * k;
+        let dy = (at(xi, yi + si) - at(xi, yi - si)) * k;
+        let deg = dx.hypot(dy).atan().to_degrees();
+        if !deg.is_finite() || deg < 3.0 {
+            return;
+        }
+        let t = ((deg - 3.0) / 40.0).clamp(0.0, 1.0);
+        let rgb = [200.0 + 40.0 * t, 180.0 * (1.0 - t), 40.0 * (1.0 - t)];
+        put(
+            &mut out,
+            i,
+            j,
+            [
+                rgb[0] as u8,
+                rgb[1] as u8,
+                rgb[2] as u8,
+                (60.0 + 170.0 * t) as u8,
+            ],
+        );
+    });
+    out
+}
+
+/// A point from map coordinates (pixel centre at +0.5) to tile pixel coordinates.
+fn to_tile(win: &Window, p: [f32; 2]) -> [f32; 2] {
+    [
+        ((f64::from(p[0]) - win.xs.origin) * win.xs.scale) as f32,
+        ((f64::from(p[1]) - win.ys.origin) * win.ys.scale) as f32,
+    ]
+}
+
+/// Paints the capsule around segment a–b (tile pixels) of radius `r` in `rgba`.
+fn capsule(out: &mut Pixels, a: [f32; 2], b: [f32; 2], r: f32, rgba: [u8; 4]) {
+    let lo = |u: f32, v: f32| (u.min(v) - r).floor().max(0.0);
+    let hi = |u: f32, v: f32, n: usize| (u.max(v) + r).ceil().min(n as f32 - 1.0);
+    let (x0, x1) = (lo(a[0], b[0]), hi(a[0], b[0], out.width));
+    let (y0, y1) = (lo(a[1], b[1]), hi(a[1], b[1], out.height));
+    if !(x0 <= x1 && y0 <= y1) {
+        return;
+    }
+    let d = [b[0] - a[0], b[1] - a[1]];
+    let len2 = d[0] * d[0] + d[1] * d[1];
+    for j in y0 as usize..=y1 as usize {
+        for i in x0 as usize..=x1 as usize {
+            let p = [i as f32 + 0.5 - a[0], j as f32 + 0.5 - a[1]];
+            let t = if len2 > 0.0 {
+                ((p[0] * d[0] + p[1] * d[1]) / len2).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let q = [p[0] - t * d[0], p[1] - t * d[1]];
+            if q[0] * q[0] + q[1] * q[1] <= r * r {
+                put(out, i, j, rgba);
+            }
+        }
+    }
+}
+
+/// Whether a shape reaching `r` around the segment a–b (tile pixels) can touch the tile.
+fn touches(out: &Pixels, a: [f32; 2], b: [f32; 2], r: f32) -> bool {
+    a[0].min(b[0]) - r < out.width as f32
+        && a[0].max(b[0]) + r > 0.0
+        && a[1].min(b[1]) - r < out.height as f32
+        && a[1].max(b[1]) + r > 0.0
+        && a.iter().chain(&b).all(|c| c.is_finite())
+}
+
+fn roads(world: &World, win: &Window) -> Pixels {
+    let mut out = overlay_tile(win);
+    let side = world.side() as f32;
+    for &tier in RoadTier::ALL.iter().rev() {
+        let (fraction, c) = road_line(tier);
+        let r = ((0.5 * fraction * side).max(0.5) * win.xs.scale as f32).max(0.6);
+        for path in world.blueprint.roads.tier(tier) {
+            for seg in path.windows(2) {
+                let (a, b) = (to_tile(win, seg[0]), to_tile(win, seg[1]));
+                if touches(&out, a, b, r) {
+                    capsule(&mut out, a, b, r, [c[0], c[1], c[2], 255]);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn rivers(world: &World, win: &Window) -> Pixels {
+    let mut out = overlay_tile(win);
+    let Some(net) = &world.blueprint.rivers else {
+        return out;
+    };
+    let mpp = metres_per_px(world.side());
+    let c = world.water_palette[2];
+    for river in &net.rivers {
+        for seg in river.points.windows(2) {
+            let (a, b) = (
+                to_tile(win, [seg[0].x, seg[0].y]),
+                to_tile(win, [seg[1].x, seg[1].y]),
+            );
+            let width = seg[0].width_m.max(seg[1].width_m);
+            let r = ((0.5 * width / mpp).max(0.5) * win.xs.scale as f32).max(0.6);
+            if touches(&out, a, b, r) {
+                capsule(&mut out, a, b, r, [c[0], c[1], c[2], 255]);
+            }
+        }
+    }
+    out
+}
+
+fn towns(world: &World, win: &Window) -> Pixels {
+    let mut out = overlay_tile(win);
+    let side = world.side() as f32;
+    for t in &world.blueprint.towns {
+        let (fraction, fill) = town_marker(t.tier);
+        let ring = if t.is_highway_node {
+            [0, 0, 0]
+        } else {
+            [60, 60, 60]
+        };
+        let r = ((fraction * side).max(2.0) * win.xs.scale as f32).max(3.0);
+        let c = to_tile(win, [t.x, t.y]);
+        if !touches(&out, c, c, r) {
+            continue;
+        }
+        capsule(&mut out, c, c, r, [ring[0], ring[1], ring[2], 255]);
+        capsule(&mut out, c, c, r - 1.5, [fill[0], fill[1], fill[2], 255]);
+    }
+    out
+}
+
+/// Encodes pixels as a PNG (fast deflate).
+pub fn encode(p: &Pixels) -> Result<Vec<u8>, png::EncodingError> {
+    let mut bytes = Vec::with_capacity(p.width * p.height);
+    {
+        let mut enc = png::Encoder::new(&mut bytes, p.width as u32, p.height as u32);
+        enc.set_color(if p.channels == 4 {
+            png::ColorType::Rgba
+        } else {
+            png::ColorType::Rgb
+        });
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_compression(png::Compression::Fast);
+        let mut w = enc.write_header()?;
+        w.write_image_data(&p.data)?;
+        w.finish()?;
+    }
+    Ok(bytes)
+}
+
+/// The tile shown for a world that cannot be read: dark red with diagonal stripes.
+pub fn error_tile() -> Vec<u8> {
+    let mut data = Vec::with_capacity(TILE * TILE * 3);
+    for j in 0..TILE {
+        for i in 0..TILE {
+            data.extend_from_slice(if (i + j) % 32 < 6 {
+                &[240, 200, 200]
+            } else {
+                &[150, 20, 20]
+            });
+        }
+    }
+    encode(&Pixels {
+        width: TILE,
+        height: TILE,
+        channels: 3,
+        data,
+    })
+    .unwrap_or_default()
+}
+
+/// Which tile of which world version.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TileKey {
+    /// The world's file version.
+    pub file: FileKey,
+    /// The layer.
+    pub layer: Layer,
+    /// Zoom, column, row.
+    pub zxy: (u32, u32, u32),
+}
+
+type Lru = lru::LruCache<TileKey, std::sync::Arc<Vec<u8>>>;
+
+/// Encoded tiles, least recently used dropped first, bounded in bytes.
+#[derive(Debug)]
+pub struct TileCache {
+    max_bytes: usize,
+    inner: Mutex<(Lru, usize)>,
+}
+
+impl TileCache {
+    /// A cache of at most `max_bytes` of PNG bytes.
+    pub fn new(max_bytes: usize) -> TileCache {
+        TileCache {
+            max_bytes,
+            inner: Mutex::new((lru::LruCache::unbounded(), 0)),
+        }
+    }
+
+    /// The cached tile, if any.
+    pub fn get(&self, key: &TileKey) -> Option<std::sync::Arc<Vec<u8>>> {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        g.0.get(key).cloned()
+    }
+
+    /// Caches a tile, dropping the least recently used past the bound.
+    pub fn put(&self, key: TileKey, png: std::sync::Arc<Vec<u8>>) {
+        if png.len() > self.max_bytes {
+            return;
+        }
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let (cache, bytes) = &mut *g;
+        *bytes += png.len();
+        if let Some(old) = cache.put(key, png) {
+            *bytes -= old.len();
+        }
+        while *bytes > self.max_bytes {
+            match cache.pop_lru() {
+                Some((_, old)) => *bytes -= old.len(),
+                None => break,
+            }
+        }
+    }
+
+    /// Tiles and bytes held.
+    pub fn usage(&self) -> (usize, usize) {
+        let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        (g.0.len(), g.1)
+    }
+}
+
+/// Lays RGBA `over` onto RGB `base` (same size) by its alpha.
+pub fn composite(base: &mut Pixels, over: &Pixels) {
+    if base.channels != 3 || over.channels != 4 || base.data.len() / 3 != over.data.len() / 4 {
+        return;
+    }
+    for (b, o) in base.data.chunks_exact_mut(3).zip(over.data.chunks_exact(4)) {
+        let a = u32::from(o[3]);
+        for k in 0..3 {
+            b[k] = ((u32::from(o[k]) * a + u32::from(b[k]) * (255 - a) + 127) / 255) as u8;
+        }
+    }
+}
