@@ -28,7 +28,8 @@
 //              #job-progress, #job-stage, #job-message, #save-config.
 //   window.islagen: { map (the Leaflet map or null), world (the open world's /api/world
 //              answer), tilesLoaded (tile images loaded so far), probes (probe answers),
-//              previews (previews shown), mapPixelToContainer(x, y) -> {x, y} page pixels }.
+//              previews (previews shown), mapPixelToContainer(x, y) -> {x, y} page pixels,
+//              settled() -> true once the map is still and every shown tile has loaded }.
 'use strict';
 
 const $ = (sel) => document.querySelector(sel);
@@ -128,6 +129,12 @@ const state = {
   probes: 0,
   previews: 0,
   mapPixelToContainer: null,
+  settled() {
+    const m = state.map;
+    if (!m || m._animatingZoom || (m._panAnim && m._panAnim._inProgress)) return false;
+    const layers = [view.base, ...view.overlays.values()].filter(Boolean);
+    return layers.length > 0 && layers.every((l) => !l.isLoading());
+  },
 };
 window.islagen = state;
 
@@ -162,7 +169,7 @@ function worldItem(w) {
     'li',
     { class: w.error ? 'world broken' : 'world', dataset: { world: w.id } },
     el('a', { class: 'open-world', href: `#world=${enc(w.id)}` }, thumb,
-      el('span', { class: 'world-text' }, el('span', { class: 'name', text: w.name }), meta)),
+      el('span', { class: 'world-text' }, el('span', { class: 'name', text: w.id }), meta)),
   );
 }
 
