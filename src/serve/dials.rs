@@ -369,6 +369,18 @@ pub const DIALS: &[Dial] = &[
     },
 ];
 
+impl Dial {
+    /// The default as JSON (an integer for an integer dial).
+    pub fn default_json(&self) -> Value {
+        match (self.default, self.kind) {
+            (DefaultValue::Num(n), Kind::Int(..)) => json!(n as i64),
+            (DefaultValue::Num(n), _) => json!(n),
+            (DefaultValue::Bool(b), _) => json!(b),
+            (DefaultValue::Str(s), _) => json!(s),
+        }
+    }
+}
+
 /// `/api/dials`.
 pub fn table_json() -> Value {
     let dials: Vec<Value> = DIALS
@@ -380,11 +392,7 @@ pub fn table_json() -> Value {
                 "unit": d.unit,
                 "group": d.group,
                 "help": d.help,
-                "default": match d.default {
-                    DefaultValue::Num(n) => json!(n),
-                    DefaultValue::Bool(b) => json!(b),
-                    DefaultValue::Str(s) => json!(s),
-                },
+                "default": d.default_json(),
             });
             let (kind, min, max, options) = match d.kind {
                 Kind::Int(a, b) => ("int", json!(a), json!(b), Value::Null),
@@ -519,12 +527,8 @@ mod tests {
                 }
                 Kind::Bool => {}
             }
-            let default = match d.default {
-                DefaultValue::Num(n) => json!(n),
-                DefaultValue::Bool(b) => json!(b),
-                DefaultValue::Str(s) => json!(s),
-            };
-            let given = Config::from_json(&json!({ d.key: default }).to_string(), "t").unwrap();
+            let given =
+                Config::from_json(&json!({ d.key: d.default_json() }).to_string(), "t").unwrap();
             assert_eq!(given.config, defaults, "{}: default differs", d.key);
         }
     }

@@ -24,8 +24,9 @@ use super::api::ApiError;
 use super::dials::validate;
 use super::paths::id_of;
 
-/// Stages a generation reports (with erosion and roads on), for the progress fraction.
-const EXPECTED_STAGES: usize = 17;
+/// Stages a generation reports with rivers and roads on and erosion off (the blueprint and
+/// snapshot writes included), for the progress fraction.
+const BASE_STAGES: usize = 15;
 /// Bytes of the child's stderr kept for the error message.
 const STDERR_TAIL: usize = 4096;
 /// Longest a cancel waits for the child to go.
@@ -78,6 +79,7 @@ struct Job {
     error: Option<String>,
     cancel: bool,
     child: Option<Child>,
+    expected: usize,
 }
 
 impl Default for Job {
@@ -93,6 +95,7 @@ impl Default for Job {
             error: None,
             cancel: false,
             child: None,
+            expected: BASE_STAGES,
         }
     }
 }
@@ -101,7 +104,7 @@ impl Job {
     fn fraction(&self) -> f64 {
         match self.state {
             State::Done => 1.0,
-            State::Running => (self.stages.len() as f64 / EXPECTED_STAGES as f64).min(0.99),
+            State::Running => (self.stages.len() as f64 / self.expected.max(1) as f64).min(0.99),
             _ => 0.0,
         }
     }
@@ -198,6 +201,9 @@ impl Jobs {
             state: State::Running,
             stage: "starting".into(),
             child: Some(child),
+            expected: BASE_STAGES + usize::from(checked.erosion.enabled)
+                - usize::from(checked.skip_roads)
+                - usize::from(!checked.rivers),
             ..Job::default()
         };
         drop(j);
