@@ -21,6 +21,7 @@ use headless_chrome::browser::tab::point::Point;
 use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::Log::LogEntryLevel;
 use headless_chrome::protocol::cdp::Network;
+use headless_chrome::protocol::cdp::Page as PageDomain;
 use headless_chrome::protocol::cdp::Page::{CaptureScreenshotFormatOption, Viewport};
 use headless_chrome::protocol::cdp::Runtime::ConsoleAPICalledEventTypeOption;
 use headless_chrome::{Browser, LaunchOptions, Tab};
@@ -252,6 +253,17 @@ impl Page {
         eprintln!("wrote {}", path.display());
     }
 
+    /// Takes the problems reported so far: each must be `expected`, and there must be some
+    /// unless `what` is "nothing".
+    fn expect_problems(&self, what: &str, expected: impl Fn(&String) -> bool) {
+        let problems = std::mem::take(&mut self.record.lock().unwrap().problems);
+        let some = what == "nothing" || !problems.is_empty();
+        assert!(
+            some && problems.iter().all(expected),
+            "after {what}, the browser reported: {problems:#?}"
+        );
+    }
+
     /// Waits for a preview other than `seq` and returns its number and the image's hash.
     fn next_preview(&self, what: &str, seq: &Value) -> (Value, Value) {
         let seq = self.wait(
@@ -338,7 +350,9 @@ fn launch(chrome: &Path, profile: &Path) -> Browser {
 /// A server over `dir` on 127.0.0.1 with a port the system chose.
 fn serve_dir(dir: &Path) -> Server {
     let bind = "127.0.0.1:0".parse().unwrap();
-    serve::start(ServeOptions::new(dir.to_path_buf(), bind)).unwrap()
+    let mut opts = ServeOptions::new(dir.to_path_buf(), bind);
+    opts.exe = Some(PathBuf::from(env!("CARGO_BIN_EXE_islagen")));
+    serve::start(opts).unwrap()
 }
 
 #[test]
@@ -378,8 +392,10 @@ fn explore_and_tune_in_headless_chromium() {
     if let Some(d) = &shots {
         page.screenshot(&d.join("serve-tune.png"));
     }
-    let problems = std::mem::take(&mut page.record.lock().unwrap().problems);
-    assert!(problems.is_empty(), "the browser reported: {problems:#?}");
+    save_config(&page);
+    generate_and_cancel(&page, dir.path());
+    page.expect_problems("nothing", |_| false);
+    dial_error_beside_the_field(&page);
     broken_world_shows_an_error(&page);
     eprintln!(
         "serve_browser: {:?} (world, browser, page)",
@@ -590,6 +606,95 @@ fn tune_previews(page: &Page) {
     assert!(note.contains("same island"), "{note}");
 }
 
+/// "Save config" downloads a ServerConfig.json that loads without a warning and holds the
+/// dials and the seed shown.
+fn save_config(page: &Page) {
+    let downloads = tempfile::tempdir().unwrap();
+    page.tab
+        .call_method(PageDomain::SetDownloadBehavior {
+            behavior: PageDomain::SetDownloadBehaviorBehaviorOption::Allow,
+            download_path: Some(downloads.path().to_str().unwrap().to_string()),
+        })
+        .unwrap();
+    page.click("#save-config");
+    let file = downloads.path().join("ServerConfig.json");
+    let start = Instant::now();
+    while !file.is_file() {
+        assert!(start.elapsed() < WAIT, "no ServerConfig.json downloaded");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let text = std::fs::read_to_string(&file).unwrap();
+    let saved: Value = serde_json::from_str(&text).unwrap();
+    let seed: i64 = page
+        .js("q('#seed').value")
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(saved["WorldSeed"], Value::from(seed));
+    assert_eq!(saved["CoastVariation"], Value::from(0));
+    let loaded = Config::from_json(&text, "ServerConfig.json").unwrap();
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    assert!(loaded.unknown_keys.is_empty(), "{:?}", loaded.unknown_keys);
+    assert_eq!(i64::from(loaded.config.world_seed), seed);
+}
+
+/// A 2048 generation shows its progress bar and is cancelled, leaving nothing behind; a 512
+/// one runs to the end and its world joins the list.
+fn generate_and_cancel(page: &Page, dir: &Path) {
+    let entries = || {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let before = entries();
+    page.js("(q('#gen-size').value = '2048', 1)");
+    page.click("#generate");
+    page.wait("the progress bar", "!q('#job-progress').hidden");
+    page.click("#job-cancel");
+    page.wait(
+        "the cancel message",
+        "q('#job-message').textContent.includes('Cancelled')",
+    );
+    page.wait("the generate button", "!q('#generate').disabled");
+    assert_eq!(entries(), before, "a cancelled generation left files");
+    page.js("(q('#gen-size').value = '512', 1)");
+    page.click("#generate");
+    page.wait(
+        "the end of the job",
+        "q('#job-message').textContent.includes('Done')",
+    );
+    let id = page.js("q('#job-message a').textContent");
+    let id = id.as_str().unwrap();
+    page.wait(
+        "the new world in the list",
+        &format!("!!q('#worlds li.world[data-world=\"{id}\"]')"),
+    );
+    assert!(dir.join(id).is_file(), "{id} is not in the folder");
+}
+
+/// A dial out of its range: the server's 422 is shown beside that dial, and goes when the
+/// value is fixed and a preview is shown again.
+fn dial_error_beside_the_field(page: &Page) {
+    let error = "q('#dial-CoastVariation-error').textContent";
+    let seq = page.js("q('#preview').dataset.seq");
+    page.click("#dial-CoastVariation");
+    page.js("q('#dial-CoastVariation').select()");
+    page.tab.type_str("5").unwrap();
+    let text = page.wait("the error beside the dial", error);
+    assert!(text.as_str().unwrap().contains('5'), "{text}");
+    page.js("q('#dial-CoastVariation').select()");
+    page.tab.type_str("0.5").unwrap();
+    page.next_preview("a preview after the fix", &seq);
+    assert_eq!(page.js(error), Value::from(""));
+    page.expect_problems("the refused dial", |p| {
+        p.contains("422") && p.contains("preview")
+    });
+}
+
 /// A broken blueprint: a visible error panel naming it, and no problem but its own 422.
 fn broken_world_shows_an_error(page: &Page) {
     page.click("#tab-explore");
@@ -602,10 +707,5 @@ fn broken_world_shows_an_error(page: &Page) {
     );
     let text = page.text("#error-text");
     assert!(text.contains("MapData_Seed_9.dat"), "{text}");
-    let problems = std::mem::take(&mut page.record.lock().unwrap().problems);
-    let expected = |p: &String| p.contains("422");
-    assert!(
-        !problems.is_empty() && problems.iter().all(expected),
-        "the broken world reported: {problems:#?}"
-    );
+    page.expect_problems("the broken world", |p| p.contains("422"));
 }
