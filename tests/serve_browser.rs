@@ -158,9 +158,12 @@ impl Page {
         let start = Instant::now();
         loop {
             let v = self.js(expr);
-            let falsy = matches!(&v, Value::Null | Value::Bool(false))
-                || v == Value::from(0)
-                || v == Value::from("");
+            let falsy = match &v {
+                Value::Null | Value::Bool(false) => true,
+                Value::Number(n) => n.as_f64() == Some(0.0),
+                Value::String(s) => s.is_empty(),
+                _ => false,
+            };
             if !falsy {
                 return v;
             }

@@ -79,7 +79,10 @@ mod tests {
         refs.extend(references(html, "href", "/static/"));
         assert_eq!(refs.len(), 4, "{refs:?}");
         for r in &refs {
-            assert!(asset(r).is_some(), "index.html refers to /static/{r}, not served");
+            assert!(
+                asset(r).is_some(),
+                "index.html refers to /static/{r}, not served"
+            );
         }
         let css = text("vendor/leaflet/leaflet.css");
         let images: Vec<&str> = css
@@ -90,7 +93,10 @@ mod tests {
         assert!(!images.is_empty());
         for u in images {
             let path = format!("vendor/leaflet/{}", u.trim_matches(['"', '\'']));
-            assert!(asset(&path).is_some(), "leaflet.css refers to {path}, not served");
+            assert!(
+                asset(&path).is_some(),
+                "leaflet.css refers to {path}, not served"
+            );
         }
     }
 
@@ -102,7 +108,13 @@ mod tests {
                 if p.is_dir() {
                     walk(&p, root, out);
                 } else if p.extension().is_none_or(|x| x != "md") {
-                    out.push(p.strip_prefix(root).unwrap().to_str().unwrap().replace('\\', "/"));
+                    out.push(
+                        p.strip_prefix(root)
+                            .unwrap()
+                            .to_str()
+                            .unwrap()
+                            .replace('\\', "/"),
+                    );
                 }
             }
         }
