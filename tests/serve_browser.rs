@@ -9,7 +9,7 @@
 //!
 //! Needs Debian's `chromium` (or `ISLAGEN_CHROMIUM=/path`); where none is installed the test
 //! says so and returns (`.ci/run` installs it). With `ISLAGEN_SCREENSHOTS=DIR` it generates a
-//! 1024 world instead of 512 and writes `serve-explore.png` and `serve-tune.png` into DIR (the
+//! 2048 world instead of 512 and writes `serve-explore.png` and `serve-tune.png` into DIR (the
 //! README's pictures).
 
 use std::ffi::OsStr;
@@ -369,7 +369,7 @@ fn explore_and_tune_in_headless_chromium() {
     };
     let shots = std::env::var_os("ISLAGEN_SCREENSHOTS").map(PathBuf::from);
     let started = Instant::now();
-    let (dir, bp) = world_dir(if shots.is_some() { 1024 } else { 512 });
+    let (dir, bp) = world_dir(if shots.is_some() { 2048 } else { 512 });
     let server = serve_dir(dir.path());
     let profile = tempfile::tempdir().unwrap();
     let browser = launch(&chrome, profile.path());
@@ -521,6 +521,12 @@ fn layers_change_the_picture(page: &Page) {
 
 /// The cursor over two pixels: the readout shows each one's height from the blueprint.
 fn readout_shows_heights(page: &Page, bp: &Blueprint) {
+    // 4 screen pixels a map pixel, so the pointer's pixel is not in doubt.
+    let z = page.number("window.islagen.world.max_zoom") + 2.0;
+    page.js(&format!(
+        "(window.islagen.map.setZoom({z}, {{animate: false}}), 1)"
+    ));
+    page.settle("tiles at 4 screen pixels a map pixel");
     let c = page.js("window.islagen.map.getCenter()");
     let (cx, cy) = (c["lng"].as_f64().unwrap(), c["lat"].as_f64().unwrap());
     for (dx, dy) in [(-13.0, 9.0), (21.0, -17.0)] {

@@ -682,15 +682,16 @@ function showPreview(blob, seq, stats, ms) {
   tune.objectUrl = url;
   state.previews += 1;
   $('#preview-state').textContent = `shown in ${Math.round(ms)} ms`;
-  let text = '';
+  let rows = [];
   if (stats) {
     try {
-      text = Object.entries(JSON.parse(stats)).map(([k, v]) => `${k.replace(/_/g, ' ')}: ${fmt.value(v)}`).join(' · ');
+      rows = Object.entries(JSON.parse(stats)).map(([k, v]) =>
+        el('tr', {}, el('th', { text: k.replace(/_/g, ' ') }), el('td', { text: fmt.value(v) })));
     } catch (_) {
-      text = stats;
+      rows = [el('tr', {}, el('td', { text: stats }))];
     }
   }
-  $('#preview-stats').textContent = text;
+  $('#preview-stats').replaceChildren(el('table', { class: 'params' }, el('tbody', {}, rows)));
 }
 
 function showDialErrors(body) {
