@@ -611,7 +611,12 @@ fn cancelling_a_job_leaves_no_files_behind() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("keep.txt"), "x").unwrap();
     let before = listing(dir.path());
+    // A job folder left by a server that was killed (no such process) is removed at start.
+    let stale = dir.path().join(format!(".islagen-job-3-{}", u32::MAX - 1));
+    std::fs::create_dir(&stale).unwrap();
+    std::fs::write(stale.join("MapData_Seed_1.dat"), "partial").unwrap();
     let s = start(dir.path());
+    assert!(!stale.exists(), "a stale job folder is removed");
     let r = post(
         &s,
         "api/generate",

@@ -328,6 +328,31 @@ fn watch(
     shared.1.notify_all();
 }
 
+/// Removes the temporary folders of jobs whose server is gone (a server stopped by a signal
+/// cannot clean up): `.islagen-job-<n>-<pid>` in `root` whose process no longer exists. Only
+/// where processes can be looked up (`/proc`); elsewhere nothing is removed.
+pub fn remove_stale(root: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let pid = name
+            .strip_prefix(".islagen-job-")
+            .and_then(|rest| rest.rsplit('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok());
+        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+        if let Some(pid) = pid.filter(|_| is_dir) {
+            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+}
+
 /// Renames the finished folder into place; the blueprint's path.
 fn place(tmp: &Path, root: &Path, name: &str) -> std::io::Result<PathBuf> {
     let dat = std::fs::read_dir(tmp)?

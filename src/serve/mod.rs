@@ -175,6 +175,7 @@ pub fn start(opts: ServeOptions) -> Result<Server, ServeError> {
         addr: opts.bind,
         source,
     };
+    jobs::remove_stale(&root);
     let exe = match &opts.exe {
         Some(e) => e.clone(),
         None => std::env::current_exe().map_err(bind_err)?,
