@@ -42,7 +42,11 @@ const BROKEN: &str = "broken/MapData_Seed_9.dat";
 /// The Chromium to drive, or why there is none.
 fn chromium() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("ISLAGEN_CHROMIUM") {
-        return Ok(PathBuf::from(p));
+        let p = PathBuf::from(p);
+        return match p.is_file() {
+            true => Ok(p),
+            false => Err(format!("ISLAGEN_CHROMIUM={} is not a file", p.display())),
+        };
     }
     let names = ["chromium", "chromium-browser", "google-chrome"];
     let path = std::env::var_os("PATH").unwrap_or_default();
