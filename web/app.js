@@ -12,8 +12,9 @@
 //              thumbnail `img.thumb`; `li.world.broken` when the header could not be read.
 //              #sweeps: one `table.sweep[data-sweep=<folder>]` per sweep, its header cells
 //              `th[data-col=<column>]` sort on click (again: reverse), `tr[data-world]` rows.
-//              #world (the open world, `data-world=<id>` once loaded), #world-title, #map
-//              (the Leaflet map; `data-zoom` follows the zoom), #readout (cursor readout, with
+//              #world-empty (shown while no world is open), #world (the open world,
+//              `data-world=<id>` once loaded), #world-title, #map (the Leaflet map;
+//              `data-zoom` follows the zoom), #readout (cursor readout, with
 //              data-x / data-y = the map pixel under the cursor, data-height-m, data-biome,
 //              once a probe answered), #layers: base layers are radio inputs `#layer-height`,
 //              `#layer-biomes`; overlays are checkboxes `#layer-water`, `#layer-towns`,
@@ -61,6 +62,9 @@ const fmt = {
   },
   metres(m) {
     return Math.abs(m) >= 10000 ? (m / 1000).toFixed(2) + ' km' : m.toFixed(1) + ' m';
+  },
+  km(m) {
+    return m >= 1000 ? (m / 1000).toFixed(2) + ' km' : m.toFixed(0) + ' m';
   },
   date(unix) {
     return new Date(unix * 1000).toLocaleString();
@@ -245,6 +249,7 @@ function closeWorld() {
   view.base = null;
   view.overlays.clear();
   $('#world').hidden = true;
+  $('#world-empty').hidden = false;
   $('#world').removeAttribute('data-world');
   markOpenWorld();
 }
@@ -254,6 +259,7 @@ async function openWorld(id) {
   closeWorld();
   const seq = ++view.openSeq;
   $('#world').hidden = false;
+  $('#world-empty').hidden = true;
   $('#world-title').textContent = id;
   $('#world-meta').textContent = 'loading…';
   let info;
@@ -514,8 +520,13 @@ async function select(latlng) {
   if (!state.world || state.world.id !== id) return;
   const near = r * state.world.metres_per_px;
   const lines = [];
-  if (p.town && p.town.distance_m <= near) lines.push(`Town: ${townName(p.town)}, tier ${p.town.tier}`);
-  if (p.road) lines.push(`Road: ${p.road.tier}, ${fmt.metres(p.road.length_m)} long (${fmt.metres(p.road.distance_m)} away)`);
+  if (p.town && p.town.distance_m <= near) {
+    const name = p.town.name ? ` “${p.town.name}”` : '';
+    lines.push(`Town #${p.town.index}${name}: tier ${p.town.tier}`);
+  }
+  if (p.road) {
+    lines.push(`Road: tier ${p.road.tier}, ${fmt.km(p.road.length_m)} long (${fmt.metres(p.road.distance_m)} away)`);
+  }
   if (!lines.length) lines.push(`Nothing here: ${p.biome}, ${p.height_m.toFixed(1)} m`);
   const box = $('#selection');
   box.classList.remove('muted');
