@@ -510,6 +510,24 @@ fn the_preview_is_a_png_and_a_refused_dial_is_named() {
         "preview at 512: {:.3} s",
         stats["seconds"].as_f64().unwrap()
     );
+    // The roads picture is the world's 3_roads.
+    let r = post(
+        &s,
+        "api/preview",
+        json!({"seed": 7, "config": {}, "layer": "roads"}).to_string(),
+    );
+    assert_eq!(r.status, 200);
+    let roads = islagen::render::read_png(&f.root.join("Map_Seed_7_3_roads.png")).unwrap();
+    assert!(
+        decode(&r.body).3 == roads.rgb,
+        "the roads preview is the world's 3_roads"
+    );
+    let r = post(
+        &s,
+        "api/preview",
+        json!({"seed": 7, "layer": "slope"}).to_string(),
+    );
+    assert_eq!(r.status, 400);
     let r = post(
         &s,
         "api/preview",

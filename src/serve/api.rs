@@ -136,11 +136,14 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .fallback(|| async { ApiError::not_found("no such route") })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(
-            |_: Box<dyn std::any::Any + Send>| {
-                ApiError::internal("internal error: a handler panicked").into_response()
-            },
+            panicked as fn(Box<dyn std::any::Any + Send>) -> Response,
         ))
         .with_state(shared)
+}
+
+/// The answer to a request whose handler panicked: 500 JSON (the server goes on).
+fn panicked(_: Box<dyn std::any::Any + Send>) -> Response {
+    ApiError::internal("internal error: a handler panicked").into_response()
 }
 
 fn asset_response(path: &str) -> Response {
@@ -385,6 +388,12 @@ async fn view(
         )));
     }
     let size = (q.width, height as usize);
+    let gate = s.clone();
+    let _turn = gate
+        .heavy
+        .acquire()
+        .await
+        .map_err(|_| ApiError::internal("shutting down"))?;
     blocking(move || {
         let w = load(&s, &q.w)?;
         let side = w.side() as f64;
@@ -413,7 +422,7 @@ async fn preview_handler(
 ) -> ApiResult<Response> {
     let Json(req) = body?;
     let _turn = s
-        .previews
+        .heavy
         .acquire()
         .await
         .map_err(|_| ApiError::internal("shutting down"))?;
@@ -439,4 +448,58 @@ async fn job(State(s): State<Arc<Shared>>) -> Json<Value> {
 
 async fn cancel(State(s): State<Arc<Shared>>) -> ApiResult<Json<Value>> {
     blocking(move || s.jobs.cancel()).await.map(Json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_panic_on_the_blocking_pool_is_a_500() {
+        let r = runtime().block_on(blocking(|| -> ApiResult<()> { panic!("boom") }));
+        assert_eq!(r.unwrap_err().status, StatusCode::INTERNAL_SERVER_ERROR);
+    }
+
+    #[test]
+    fn a_panicking_handler_is_a_500_and_the_server_answers_on() {
+        let rt = runtime();
+        let app: Router = Router::new()
+            .route(
+                "/boom",
+                get(|| async {
+                    if true {
+                        panic!("boom");
+                    }
+                    "unreachable"
+                }),
+            )
+            .route("/ok", get(|| async { "ok" }))
+            .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+                panicked as fn(Box<dyn std::any::Any + Send>) -> Response,
+            ));
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let addr = listener.local_addr().unwrap();
+        rt.spawn(async move { axum::serve(listener, app).await });
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let mut r = agent.get(format!("http://{addr}/boom")).call().unwrap();
+        assert_eq!(r.status(), 500);
+        let body: serde_json::Value =
+            serde_json::from_slice(&r.body_mut().read_to_vec().unwrap()).unwrap();
+        assert!(body["error"].as_str().unwrap().contains("panicked"));
+        let r = agent.get(format!("http://{addr}/ok")).call().unwrap();
+        assert_eq!(r.status(), 200);
+    }
 }

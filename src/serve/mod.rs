@@ -100,8 +100,8 @@ pub struct Shared {
     pub tiles: tiles::TileCache,
     /// The generation job.
     pub jobs: jobs::Jobs,
-    /// One preview at a time (each uses every core).
-    pub previews: tokio::sync::Semaphore,
+    /// One preview or view picture at a time (each uses every core, a view up to ~200 MB).
+    pub heavy: tokio::sync::Semaphore,
 }
 
 /// A running server.
@@ -187,7 +187,7 @@ pub fn start(opts: ServeOptions) -> Result<Server, ServeError> {
         worlds: worlds::Worlds::new(opts.max_worlds, opts.max_world_bytes),
         tiles: tiles::TileCache::new(opts.max_tile_bytes),
         jobs: jobs::Jobs::default(),
-        previews: tokio::sync::Semaphore::new(1),
+        heavy: tokio::sync::Semaphore::new(1),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
