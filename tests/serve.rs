@@ -717,3 +717,42 @@ fn load_1000_tiles_from_8_clients() {
         s.shared().tiles.usage()
     );
 }
+
+/// The CLI: `islagen serve DIR --port 0` prints its URL and answers there; a bind off loopback
+/// warns that the folder is shared.
+#[test]
+fn the_serve_command_prints_its_url_and_warns_off_loopback() {
+    use std::io::BufRead;
+    let f = fixture();
+    for (bind, warns) in [("127.0.0.1", false), ("0.0.0.0", true)] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_islagen"))
+            .args([
+                "serve",
+                f.root.to_str().unwrap(),
+                "--port",
+                "0",
+                "--bind",
+                bind,
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().rsplit(' ').next().unwrap().to_string();
+        assert!(url.starts_with(&format!("http://{bind}:")), "{line}");
+        let port = url.trim_end_matches('/').rsplit(':').next().unwrap();
+        let r = agent()
+            .get(format!("http://127.0.0.1:{port}/api/worlds"))
+            .call()
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        child.kill().unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.contains("warning"), warns, "{stderr}");
+    }
+}
