@@ -251,6 +251,7 @@ function closeWorld() {
   $('#world').hidden = true;
   $('#world-empty').hidden = false;
   $('#world').removeAttribute('data-world');
+  $('#tab-explore').setAttribute('href', '#explore');
   markOpenWorld();
 }
 
@@ -260,6 +261,7 @@ async function openWorld(id) {
   const seq = ++view.openSeq;
   $('#world').hidden = false;
   $('#world-empty').hidden = true;
+  $('#tab-explore').setAttribute('href', `#world=${enc(id)}`); // back from Tune to this world
   $('#world-title').textContent = id;
   $('#world-meta').textContent = 'loading…';
   let info;
