@@ -168,7 +168,10 @@ function worldItem(w) {
       });
   const thumb = w.error
     ? el('div', { class: 'thumb broken', text: '!' })
-    : el('img', { class: 'thumb', loading: 'lazy', alt: '', src: `/api/thumbnail.png?w=${enc(w.id)}` });
+    : el('img', {
+        class: 'thumb', loading: 'lazy', alt: '', src: `/api/thumbnail.png?w=${enc(w.id)}`,
+        onerror: (e) => e.target.replaceWith(el('div', { class: 'thumb broken', title: 'no thumbnail', text: '!' })),
+      });
   return el(
     'li',
     { class: w.error ? 'world broken' : 'world', dataset: { world: w.id } },
