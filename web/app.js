@@ -164,7 +164,7 @@ function worldItem(w) {
     ? el('span', { class: 'world-error', text: w.error })
     : el('span', {
         class: 'muted',
-        text: `${w.map_size} px · seed ${w.seed} · ${w.format} · ${fmt.bytes(w.bytes)} · ${fmt.date(w.modified)}`,
+        text: `${w.map_size} px · seed ${w.seed ?? "not recorded"} · ${w.format} · ${fmt.bytes(w.bytes)} · ${fmt.date(w.modified)}`,
       });
   const thumb = w.error
     ? el('div', { class: 'thumb broken', text: '!' })
@@ -280,7 +280,7 @@ async function openWorld(id) {
   state.world = info;
   $('#world').dataset.world = id;
   $('#world-meta').textContent =
-    `${info.map_size} px · seed ${info.seed} · ${info.format} · ${info.metres_per_px} m/px · ` +
+    `${info.map_size} px · seed ${info.seed ?? "not recorded"} · ${info.format} · ${info.metres_per_px} m/px · ` +
     `height ${fmt.metres(info.height_range_m[0])} … ${fmt.metres(info.height_range_m[1])}`;
   makeMap(info);
   renderLayerControls(info);
