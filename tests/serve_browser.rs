@@ -1,11 +1,15 @@
 //! `islagen serve` in a real browser (issue 20): headless Chromium, driven over the DevTools
-//! protocol, uses the page the way a person would — the world list appears (with a sortable
-//! sweep table), a world opens as a map, zooming fetches tiles, switching layers changes the
-//! picture (screenshot pixels), the cursor readout shows the blueprint's height of the pixel
-//! under the cursor, clicking a town shows its tier, the "current view" download answers a PNG,
-//! a dial change and a new seed update the tune view's preview, and a broken blueprint shows a
-//! visible error panel. Throughout, the page logs no console error, throws nothing, and no
-//! request fails (the broken world's 422 apart, checked on its own).
+//! protocol, uses the page the way a person would — the world list appears (thumbnail drawn,
+//! broken blueprint marked, a sweep table sorted both ways), a world opens as a map with its
+//! parameters and its export downloadable, zooming fetches deeper tiles, switching layers
+//! changes the picture (screenshot pixels), the cursor readout shows the blueprint's height of
+//! the pixel under the cursor, clicking a town shows its tier, the "current view" download
+//! answers a PNG, a dial change and a new seed replace the tune view's preview, "Save config"
+//! downloads a config that loads without a warning, a generation is cancelled leaving no files
+//! and another runs to the end and joins the list. Until then the page logs no console error
+//! or warning, throws nothing, and no request fails; then a refused dial's 422 shows beside its
+//! field and a broken blueprint's 422 in a visible error panel, each checked to be the only
+//! problem reported.
 //!
 //! Needs Debian's `chromium` (or `ISLAGEN_CHROMIUM=/path`); where none is installed the test
 //! says so and returns (`.ci/run` installs it). With `ISLAGEN_SCREENSHOTS=DIR` it generates a
@@ -38,6 +42,9 @@ use serde_json::{json, Value};
 const WAIT: Duration = Duration::from_secs(20);
 const WORLD: &str = "MapData_Seed_7.dat";
 const BROKEN: &str = "broken/MapData_Seed_9.dat";
+/// A file beside the world that the page offers as a download.
+const EXPORT: &str = "MapData_Seed_7.structures.json";
+const EXPORT_TEXT: &str = "{\"structures\": []}\n";
 
 /// The Chromium to drive, or why there is none.
 fn chromium() -> Result<PathBuf, String> {
@@ -312,6 +319,7 @@ fn world_dir(size: u32) -> (tempfile::TempDir, Blueprint) {
     let path = dir.path().join(WORLD);
     islagen::blueprint::write_v2_file(&path, &bp).unwrap();
     let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(dir.path().join(EXPORT), EXPORT_TEXT).unwrap();
     std::fs::create_dir(dir.path().join("broken")).unwrap();
     std::fs::write(dir.path().join(BROKEN), &bytes[..bytes.len() / 2]).unwrap();
     let sweep = dir.path().join("sweep1");
@@ -459,6 +467,10 @@ fn open_world(page: &Page, bp: &Blueprint) {
     assert_eq!(info["map_size"], Value::from(bp.side()));
     let prms = page.js("qa('#params details[data-section=\"PRMS\"] tr').length");
     assert!(prms.as_u64().unwrap() >= 5, "PRMS shows {prms} rows");
+    let links = page.js("qa('#downloads a.export').map(a => a.textContent)");
+    assert_eq!(links, json!([EXPORT]));
+    let got = page.js("fetch(q('#downloads a.export').href).then(r => r.text())");
+    assert_eq!(got, Value::from(EXPORT_TEXT));
 }
 
 /// Two clicks on "+" fetch tiles of the deeper zoom, and more tile images load.
