@@ -5,7 +5,8 @@
 //! start of PRMS), so it stays cheap at any MapSize; a file whose header is not a blueprint's,
 //! or that is shorter than its MapSize needs, is listed with `error` set. Symlinks are not
 //! followed, hidden entries (a running job's temporary folder) are skipped, and at most
-//! [`MAX_ENTRIES`] directory entries and [`MAX_SWEEP_ROWS`] rows of a sweep table are read.
+//! [`MAX_ENTRIES`] directory entries and [`MAX_SWEEP_ROWS`] rows of a sweep table are read (a
+//! table whose header is over [`MAX_SWEEP_HEADER`] bytes is not listed).
 
 use std::fs;
 use std::io::Read;
@@ -29,6 +30,9 @@ pub const MAX_ENTRIES: usize = 20_000;
 pub const MAX_SWEEP_ROWS: usize = 10_000;
 /// Largest `sweep.csv` read, bytes.
 pub const MAX_SWEEP_CSV: u64 = 16 << 20;
+/// Longest `sweep.csv` header line, bytes: each row holds a copy of every column name, so the
+/// header's length times [`MAX_SWEEP_ROWS`] bounds what a table costs.
+pub const MAX_SWEEP_HEADER: usize = 4096;
 /// Bytes read from a blueprint to list it.
 pub const HEADER_LEN: usize = 28;
 
@@ -249,7 +253,8 @@ fn sweep(root: &Path, dir: &Path, worlds: &[WorldEntry]) -> Option<SweepEntry> {
     }
     let text = fs::read_to_string(&csv).ok()?;
     let mut lines = text.lines();
-    let columns: Vec<String> = lines.next()?.split(',').map(|c| c.trim().into()).collect();
+    let header = lines.next().filter(|h| h.len() <= MAX_SWEEP_HEADER)?;
+    let columns: Vec<String> = header.split(',').map(|c| c.trim().into()).collect();
     let prefix = if id.is_empty() {
         String::new()
     } else {
@@ -323,6 +328,20 @@ mod tests {
         assert!(parse_header(&big, u64::MAX)
             .unwrap_err()
             .contains("MapSize"));
+    }
+
+    #[test]
+    fn a_sweep_header_too_long_to_copy_into_every_row_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let table = |header: &str| format!("{header}\n{}", "1\n".repeat(MAX_SWEEP_ROWS));
+        std::fs::write(root.join("sweep.csv"), table("seed,land")).unwrap();
+        let read = sweep(&root, &root, &[]).unwrap();
+        assert_eq!((read.columns.len(), read.rows.len()), (2, MAX_SWEEP_ROWS));
+        // One 64 KiB column name copied into 10 000 rows would be 640 MB.
+        let long = "c".repeat(64 << 10);
+        std::fs::write(root.join("sweep.csv"), table(&long)).unwrap();
+        assert!(sweep(&root, &root, &[]).is_none());
     }
 
     #[test]
