@@ -625,6 +625,27 @@ fn a_generation_job_runs_to_done_and_a_second_is_refused() {
 }
 
 #[test]
+fn a_dangling_symlink_where_the_new_world_would_go_is_stepped_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside");
+    let root = dir.path().join("worlds");
+    std::fs::create_dir(&root).unwrap();
+    std::os::unix::fs::symlink(outside.join("nowhere"), root.join("gen-13-256")).unwrap();
+    let s = start(&root);
+    let r = post(
+        &s,
+        "api/generate",
+        json!({"seed": 13, "size": 256, "config": {"SkipRoads": true}}).to_string(),
+    );
+    assert_eq!(r.status, 202);
+    let v = wait_for_job(&s, |v| v["state"] != "running");
+    assert_eq!(v["state"], "done", "{v}");
+    assert_eq!(v["world"], "gen-13-256-2/MapData_Seed_13.dat");
+    assert!(root.join("gen-13-256-2/MapData_Seed_13.dat").is_file());
+    assert!(!outside.exists(), "nothing is written through the link");
+}
+
+#[test]
 fn cancelling_a_job_leaves_no_files_behind() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("keep.txt"), "x").unwrap();

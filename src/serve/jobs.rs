@@ -368,7 +368,8 @@ fn place(tmp: &Path, root: &Path, name: &str) -> std::io::Result<PathBuf> {
             1 => root.join(name),
             k => root.join(format!("{name}-{k}")),
         };
-        if target.exists() {
+        // symlink_metadata: a dangling link is taken too (exists() follows it and says no).
+        if target.symlink_metadata().is_ok() {
             continue;
         }
         std::fs::rename(tmp, &target)?;
