@@ -9,7 +9,8 @@
 //! and another runs to the end and joins the list. Until then the page logs no console error
 //! or warning, throws nothing, and no request fails; then a refused dial's 422 shows beside its
 //! field and a broken blueprint's 422 in a visible error panel, each checked to be the only
-//! problem reported.
+//! problem reported. A second test opens a 640 world (not 256 × 2^k) and checks the map lays
+//! map pixels out as the tiles draw them.
 //!
 //! Needs Debian's `chromium` (or `ISLAGEN_CHROMIUM=/path`); where none is installed the test
 //! says so and returns (`.ci/run` installs it). With `ISLAGEN_SCREENSHOTS=DIR` it generates a
@@ -733,4 +734,38 @@ fn broken_world_shows_an_error(page: &Page) {
     let text = page.text("#error-text");
     assert!(text.contains("MapData_Seed_9.dat"), "{text}");
     page.expect_problems("the broken world", |p| p.contains("422"));
+}
+
+/// A MapSize that is not 256 × 2^k (640: its tiles cover 1024 map pixels at zoom 0) is laid out
+/// as its tiles are drawn: at `max_zoom` one map pixel is one screen pixel, so the cursor's map
+/// pixel is the pixel the tile shows there.
+#[test]
+fn a_map_size_off_the_tile_grid_lines_up_with_its_tiles() {
+    let chrome = match chromium() {
+        Ok(c) => c,
+        Err(why) => {
+            eprintln!("SKIPPED serve_browser: no Chromium: {why}");
+            return;
+        }
+    };
+    let (dir, bp) = world_dir(640);
+    let server = serve_dir(dir.path());
+    let profile = tempfile::tempdir().unwrap();
+    let browser = launch(&chrome, profile.path());
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(WAIT);
+    let record = listen(&tab);
+    let page = Page { tab, record };
+    page.tab
+        .navigate_to(&format!("{}#world={WORLD}", server.url()))
+        .unwrap();
+    page.tab.wait_until_navigated().unwrap();
+    page.wait("the world", "window.islagen.map && window.islagen.world");
+    assert_eq!(page.js("window.islagen.world.max_zoom"), json!(2));
+    let corner = page.js(
+        "(() => { const p = window.islagen.map.project(L.latLng(640, 640), 2); \
+         return [p.x, p.y]; })()",
+    );
+    assert_eq!(corner, json!([640, 640]), "map pixel 640 at zoom 2");
+    assert_eq!(bp.side(), 640);
 }

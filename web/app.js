@@ -292,7 +292,9 @@ async function openWorld(id) {
 /** North up, map pixel (x, y) at LatLng(lat = y, lng = x); zoom 0 shows the map in one tile. */
 function makeMap(info) {
   const size = info.map_size;
-  const s = info.tile_size / size;
+  // As the server draws tiles: one map pixel is one screen pixel at max_zoom (tile_size / size
+  // only when size is tile_size × 2^k; a 640 world's zoom-0 tile covers 1024 map pixels).
+  const s = 1 / Math.pow(2, info.max_zoom);
   const crs = L.extend({}, L.CRS.Simple, { transformation: new L.Transformation(s, 0, s, 0) });
   const bounds = L.latLngBounds([0, 0], [size, size]);
   const map = L.map('map', {
