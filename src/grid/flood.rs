@@ -87,8 +87,9 @@ mod tests {
     fn a_serpentine_is_followed_through_every_turn() {
         // Walls on alternate columns, open at alternating ends: one long snake.
         let (w, h) = (21, 15);
-        let open =
-            |x: usize, y: usize| x % 2 == 0 || (x % 4 == 1 && y == h - 1) || (x % 4 == 3 && y == 0);
+        let open = |x: usize, y: usize| {
+            x.is_multiple_of(2) || (x % 4 == 1 && y == h - 1) || (x % 4 == 3 && y == 0)
+        };
         let mut marks = Array2::zeros((w, h));
         let n = fill(&mut marks, [(0, 0)], 1, open);
         let expected = (0..w)

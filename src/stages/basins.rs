@@ -374,7 +374,7 @@ impl Rect {
             (0, s)
         } else if s < self.h + 2 * (self.w - 2) {
             let k = s - self.h;
-            (1 + k / 2, if k % 2 == 0 { 0 } else { self.h - 1 })
+            (1 + k / 2, if k.is_multiple_of(2) { 0 } else { self.h - 1 })
         } else {
             (self.w - 1, s - self.h - 2 * (self.w - 2))
         }

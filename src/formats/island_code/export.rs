@@ -96,7 +96,7 @@ pub fn island_from_world(bp: &Blueprint, side: usize) -> Result<Island, ExportEr
                 (Ground::Meteorite, Nature::None)
             } else if 2 * wet > cells {
                 if 2 * shallow > wet {
-                    let fish = hash(bp.params.world_seed, i) % 5 == 0;
+                    let fish = hash(bp.params.world_seed, i).is_multiple_of(5);
                     (
                         Ground::WaterRock,
                         if fish { Nature::Fish } else { Nature::None },
@@ -113,7 +113,7 @@ pub fn island_from_world(bp: &Blueprint, side: usize) -> Result<Island, ExportEr
                     Biome::Forest => (Ground::Grass, Nature::Tree),
                     Biome::Mountain | Biome::Snow => (Ground::Grass, Nature::Rock),
                     Biome::Grassland => {
-                        let flower = hash(bp.params.world_seed, i) % 4 == 0;
+                        let flower = hash(bp.params.world_seed, i).is_multiple_of(4);
                         (
                             Ground::Grass,
                             if flower { Nature::Flower } else { Nature::None },
