@@ -953,7 +953,7 @@ fn serve(dir: PathBuf, port: u16, bind: std::net::IpAddr) -> Result<ExitCode> {
         );
     }
     println!("serving {} at {}", dir.display(), server.url());
-    server.wait();
+    islagen::serve::serve_until_signal(server).context("waiting for a stop signal")?;
     Ok(ExitCode::SUCCESS)
 }
 

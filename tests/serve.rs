@@ -777,3 +777,103 @@ fn the_serve_command_prints_its_url_and_warns_off_loopback() {
         assert_eq!(stderr.contains("warning"), warns, "{stderr}");
     }
 }
+
+/// Folders a request must not see into: a hidden one (a running job writes into
+/// `.islagen-job-*`), and an exports folder that is a symlink out of DIR (its file names and
+/// sizes would describe files outside).
+#[test]
+fn hidden_folders_and_a_symlinked_exports_folder_are_not_served() {
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("worlds");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "not yours").unwrap();
+    std::fs::copy(f.root.join(W), root.join(W)).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("Map_Seed_7_exports")).unwrap();
+    let s = start(&root);
+    let job = root.join(".islagen-job-1-1");
+    std::fs::create_dir_all(&job).unwrap();
+    std::fs::copy(f.root.join(W), job.join(W)).unwrap();
+    let v = get(&s, &format!("api/world?w={W}")).json();
+    let names: Vec<&str> = v["exports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"secret.txt"), "{names:?}");
+    for target in [
+        "api/world?w=.islagen-job-1-1/MapData_Seed_7.dat".to_string(),
+        "api/tile/height/0/0/0.png?w=.islagen-job-1-1/MapData_Seed_7.dat".into(),
+        "api/file?path=.islagen-job-1-1/MapData_Seed_7.dat".into(),
+    ] {
+        let r = get(&s, &target);
+        assert_eq!(r.status, 400, "{target}");
+        assert!(r.json()["error"].as_str().unwrap().contains("hidden"));
+    }
+}
+
+/// The processes whose command line mentions `needle`.
+fn processes_mentioning(needle: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(needle))
+        })
+        .collect()
+}
+
+/// `kill PID` (SIGTERM) on `islagen serve` while it generates: the server cancels the job
+/// before it exits — no generation left running on its own, no job folder left behind.
+#[test]
+fn stopping_the_server_with_sigterm_stops_its_generation() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_islagen"))
+        .args(["serve", root.to_str().unwrap(), "--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    let r = agent()
+        .post(format!("{url}api/generate"))
+        .content_type("application/json")
+        .send(json!({"seed": 5, "size": 2048, "config": {}}).to_string())
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let job_dir = root.to_str().unwrap().to_string() + "/.islagen-job-";
+    let started = Instant::now();
+    while processes_mentioning(&job_dir).is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(30), "no child seen");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let kill = std::process::Command::new("kill")
+        .arg(server.id().to_string())
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let started = Instant::now();
+    while server.try_wait().unwrap().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "server still up"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        processes_mentioning(&job_dir).is_empty(),
+        "the generation outlived the server"
+    );
+    assert_eq!(listing(&root), Vec::<PathBuf>::new(), "files left behind");
+}

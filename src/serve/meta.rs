@@ -120,7 +120,7 @@ fn params(w: &World) -> Value {
 }
 
 /// The files beside the blueprint that belong to its seed (snapshots, sidecars) and those in its
-/// exports folder, DIR-relative.
+/// exports folder (unless that folder is a symlink), DIR-relative; symlinked files are skipped.
 fn exports(root: &Path, dat: &Path, seed: i32) -> Vec<Value> {
     let Some(dir) = dat.parent() else {
         return Vec::new();
@@ -144,7 +144,11 @@ fn exports(root: &Path, dat: &Path, seed: i32) -> Vec<Value> {
         }
     };
     visit(dir, false);
-    visit(&crate::exports::folder_of(dir, seed), true);
+    // Not through a symlink: its names and sizes would describe files outside DIR.
+    let folder = crate::exports::folder_of(dir, seed);
+    if std::fs::symlink_metadata(&folder).is_ok_and(|m| m.is_dir()) {
+        visit(&folder, true);
+    }
     found.sort();
     found
         .into_iter()

@@ -232,3 +232,31 @@ pub fn run(opts: ServeOptions) -> Result<(), ServeError> {
     start(opts)?.wait();
     Ok(())
 }
+
+/// Waits for SIGINT (Ctrl-C) or SIGTERM, then stops `server`: a running generation is
+/// cancelled — its child killed and its folder removed — so stopping the server never leaves a
+/// generation running on its own.
+pub fn serve_until_signal(server: Server) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(stop_signal())?;
+    tracing::info!("stopping: cancelling any running generation");
+    server.shutdown();
+    Ok(())
+}
+
+#[cfg(unix)]
+async fn stop_signal() -> std::io::Result<()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate())?;
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r,
+        _ = term.recv() => Ok(()),
+    }
+}
+
+#[cfg(not(unix))]
+async fn stop_signal() -> std::io::Result<()> {
+    tokio::signal::ctrl_c().await
+}

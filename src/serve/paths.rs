@@ -2,8 +2,8 @@
 //! [`resolve`] turns it into a file that is inside DIR or refuses it.
 //!
 //! Guarantees: an absolute path, a `..` or `.` component, an empty component, a backslash, a
-//! NUL, a drive colon or a path over [`MAX_PATH_LEN`] bytes is refused before the file system is
-//! touched; what is left is canonicalised (symlinks resolved) and must still start with DIR's
+//! NUL, a drive colon, a hidden component (`.name`: a running job's folder is one) or a path
+//! over [`MAX_PATH_LEN`] bytes is refused before the file system is touched; what is left is canonicalised (symlinks resolved) and must still start with DIR's
 //! canonical form, so a symlink that leads out of DIR is refused too.
 
 use std::path::{Path, PathBuf};
@@ -31,6 +31,10 @@ pub fn check(rel: &str) -> Result<(), String> {
         match part {
             "" => return Err("empty path component".into()),
             "." | ".." => return Err(format!("path component {part:?} is not allowed")),
+            // Hidden entries are never listed; a running job writes into one (`.islagen-job-*`).
+            hidden if hidden.starts_with('.') => {
+                return Err(format!("hidden path component {hidden:?} is not served"))
+            }
             _ => {}
         }
     }
@@ -79,6 +83,8 @@ mod tests {
             "a\\b",
             "a\0b",
             "C:x",
+            ".islagen-job-1-7/MapData_Seed_1.dat",
+            "a/.hidden",
         ] {
             assert!(check(bad).is_err(), "{bad:?} accepted");
         }
