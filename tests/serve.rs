@@ -828,13 +828,10 @@ fn processes_mentioning(needle: &str) -> Vec<u32> {
         .collect()
 }
 
-/// `kill PID` (SIGTERM) on `islagen serve` while it generates: the server cancels the job
-/// before it exits — no generation left running on its own, no job folder left behind.
-#[test]
-fn stopping_the_server_with_sigterm_stops_its_generation() {
+/// `islagen serve` on `root` (a child process), started generating a `size` world: the server,
+/// its URL, and the prefix of its job folder's path (what the generation's command line names).
+fn serving_and_generating(root: &Path, size: u32) -> (std::process::Child, String) {
     use std::io::BufRead;
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
     let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_islagen"))
         .args(["serve", root.to_str().unwrap(), "--port", "0"])
         .stdout(std::process::Stdio::piped())
@@ -849,7 +846,7 @@ fn stopping_the_server_with_sigterm_stops_its_generation() {
     let r = agent()
         .post(format!("{url}api/generate"))
         .content_type("application/json")
-        .send(json!({"seed": 5, "size": 2048, "config": {}}).to_string())
+        .send(json!({"seed": 5, "size": size, "config": {}}).to_string())
         .unwrap();
     assert_eq!(r.status(), 202);
     let job_dir = root.to_str().unwrap().to_string() + "/.islagen-job-";
@@ -858,6 +855,36 @@ fn stopping_the_server_with_sigterm_stops_its_generation() {
         assert!(started.elapsed() < Duration::from_secs(30), "no child seen");
         std::thread::sleep(Duration::from_millis(20));
     }
+    (server, job_dir)
+}
+
+/// `kill -9` on `islagen serve` while it generates (nothing can run in the server then): the
+/// generation dies with it (Linux's parent-death signal) rather than running on for minutes.
+#[test]
+fn killing_the_server_outright_kills_its_generation() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    // 8192: the generation alone would run on for ~15 s.
+    let (mut server, job_dir) = serving_and_generating(&root, 8192);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let started = Instant::now();
+    while !processes_mentioning(&job_dir).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the generation outlived its server"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `kill PID` (SIGTERM) on `islagen serve` while it generates: the server cancels the job
+/// before it exits — no generation left running on its own, no job folder left behind.
+#[test]
+fn stopping_the_server_with_sigterm_stops_its_generation() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (mut server, job_dir) = serving_and_generating(&root, 2048);
     let kill = std::process::Command::new("kill")
         .arg(server.id().to_string())
         .status()

@@ -163,56 +163,65 @@ impl Jobs {
         file_config.insert("MapSize".into(), json!(req.size));
         file_config.insert("WorldSeed".into(), json!(seed));
         let config_path = tmp.join("ServerConfig.json");
-        let spawned = crate::output::write_bytes_atomically(
+        let written = crate::output::write_bytes_atomically(
             &config_path,
             serde_json::to_string_pretty(&file_config)
                 .unwrap_or_default()
                 .as_bytes(),
-        )
-        .and_then(|_| {
-            Command::new(exe)
-                .arg("--seed")
-                .arg(seed.to_string())
-                .arg("--size")
-                .arg(req.size.to_string())
-                .arg("--config")
-                .arg(&config_path)
-                .arg("--out")
-                .arg(&tmp)
-                .arg("--progress-json")
-                .arg("--quiet")
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-        });
-        let mut child = match spawned {
-            Ok(c) => c,
-            Err(e) => {
-                let _ = std::fs::remove_dir_all(&tmp);
-                return Err(io(e));
-            }
-        };
-        let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+        );
+        if let Err(e) = written {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(io(e));
+        }
+        let mut command = Command::new(exe);
+        command
+            .arg("--seed")
+            .arg(seed.to_string())
+            .arg("--size")
+            .arg(req.size.to_string())
+            .arg("--config")
+            .arg(&config_path)
+            .arg("--out")
+            .arg(&tmp)
+            .arg("--progress-json")
+            .arg("--quiet")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        die_with_parent(&mut command);
         *j = Job {
             n,
             seed,
             size: req.size,
             state: State::Running,
             stage: "starting".into(),
-            child: Some(child),
             expected: BASE_STAGES + usize::from(checked.erosion.enabled)
                 - usize::from(checked.skip_roads)
                 - usize::from(!checked.rivers),
             ..Job::default()
         };
         drop(j);
+        // The child is started by the job's own thread, which lives until the child is gone:
+        // on Linux the child is killed when that thread ends (`die_with_parent`), so a server
+        // killed outright leaves no generation running on alone.
         let shared = self.job.clone();
         let (root, final_name) = (root.to_path_buf(), format!("gen-{seed}-{}", req.size));
-        std::thread::Builder::new()
+        let (spawned_tx, spawned) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
             .name(format!("job-{n}"))
-            .spawn(move || watch(shared, stdout, stderr, tmp, root, final_name))
-            .map_err(io)?;
+            .spawn(move || run_job(shared, command, spawned_tx, tmp, root, final_name));
+        let started = match thread {
+            Ok(_) => spawned
+                .recv()
+                .unwrap_or_else(|_| Err(std::io::Error::other("the job thread ended"))),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = started {
+            let mut j = self.lock();
+            j.state = State::Failed;
+            j.error = Some(format!("starting the job: {e}"));
+            return Err(io(e));
+        }
         Ok(n)
     }
 
@@ -238,6 +247,55 @@ impl Jobs {
         Ok(json!({ "state": j.state.name() }))
     }
 }
+
+/// The job's thread: starts the child (saying whether it started through `spawned`), hands it
+/// to the job (killing it at once if a cancel came first), then follows it to its end.
+fn run_job(
+    shared: Arc<(Mutex<Job>, Condvar)>,
+    mut command: Command,
+    spawned: std::sync::mpsc::Sender<std::io::Result<()>>,
+    tmp: PathBuf,
+    root: PathBuf,
+    final_name: String,
+) {
+    let mut child = match command.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            let _ = spawned.send(Err(e));
+            return;
+        }
+    };
+    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+    {
+        let mut j = shared.0.lock().unwrap_or_else(|p| p.into_inner());
+        if j.cancel {
+            let _ = child.kill();
+        }
+        j.child = Some(child);
+    }
+    let _ = spawned.send(Ok(()));
+    watch(shared, stdout, stderr, tmp, root, final_name);
+}
+
+/// Asks Linux to kill the child when the thread that started it ends.
+#[cfg(target_os = "linux")]
+fn die_with_parent(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: runs in the forked child before exec; prctl is async-signal-safe and touches no
+    // memory shared with the parent.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_: &mut Command) {}
 
 /// Follows a job to its end: reads its stage stream, then waits for it and moves or removes
 /// its folder.
