@@ -6,8 +6,10 @@
 //! or that is shorter than its MapSize needs, is listed with `error` set. Symlinks are not
 //! followed, hidden entries (a running job's temporary folder) are skipped, and at most
 //! [`MAX_ENTRIES`] directory entries and [`MAX_SWEEP_ROWS`] rows of a sweep table are read (a
-//! table whose header is over [`MAX_SWEEP_HEADER`] bytes is not listed).
+//! table whose header is over [`MAX_SWEEP_HEADER`] bytes is not listed), and at most
+//! [`MAX_SWEEP_BYTES`] of sweep tables in all: the folders past it are left out of the list.
 
+use std::collections::HashSet;
 use std::fs;
 use std::io::Read;
 use std::path::Path;
@@ -30,6 +32,8 @@ pub const MAX_ENTRIES: usize = 20_000;
 pub const MAX_SWEEP_ROWS: usize = 10_000;
 /// Largest `sweep.csv` read, bytes.
 pub const MAX_SWEEP_CSV: u64 = 16 << 20;
+/// Most bytes of `sweep.csv` read in one listing, all tables together.
+pub const MAX_SWEEP_BYTES: u64 = 64 << 20;
 /// Longest `sweep.csv` header line, bytes: each row holds a copy of every column name, so the
 /// header's length times [`MAX_SWEEP_ROWS`] bounds what a table costs.
 pub const MAX_SWEEP_HEADER: usize = 4096;
@@ -83,14 +87,21 @@ pub struct Catalogue {
 
 /// Lists `root` (canonical); `shown` is DIR as the user gave it.
 pub fn list(root: &Path, shown: &str) -> Catalogue {
+    list_within(root, shown, MAX_SWEEP_BYTES)
+}
+
+/// [`list`] reading at most `sweep_bytes` of sweep tables.
+fn list_within(root: &Path, shown: &str, mut sweep_bytes: u64) -> Catalogue {
     let mut worlds = Vec::new();
     let mut sweep_dirs = Vec::new();
     let mut budget = MAX_ENTRIES;
     walk(root, root, 0, &mut budget, &mut worlds, &mut sweep_dirs);
     worlds.sort_by(|a, b| a.id.cmp(&b.id));
+    sweep_dirs.sort();
+    let ids: HashSet<&str> = worlds.iter().map(|w| w.id.as_str()).collect();
     let mut sweeps: Vec<SweepEntry> = sweep_dirs
         .iter()
-        .filter_map(|d| sweep(root, d, &worlds))
+        .filter_map(|d| sweep(root, d, &ids, &mut sweep_bytes))
         .collect();
     sweeps.sort_by(|a, b| a.id.cmp(&b.id));
     Catalogue {
@@ -245,12 +256,15 @@ pub fn parse_header(b: &[u8], len: u64) -> Result<Header, String> {
 }
 
 /// The sweep table of folder `dir`, if its `sweep.csv` can be read.
-fn sweep(root: &Path, dir: &Path, worlds: &[WorldEntry]) -> Option<SweepEntry> {
+/// `budget` is what is left of the listing's [`MAX_SWEEP_BYTES`]; `worlds` the listed ids.
+fn sweep(root: &Path, dir: &Path, worlds: &HashSet<&str>, budget: &mut u64) -> Option<SweepEntry> {
     let id = id_of(root, dir)?;
     let csv = dir.join("sweep.csv");
-    if fs::metadata(&csv).ok()?.len() > MAX_SWEEP_CSV {
+    let len = fs::metadata(&csv).ok()?.len();
+    if len > MAX_SWEEP_CSV || len > *budget {
         return None;
     }
+    *budget -= len;
     let text = fs::read_to_string(&csv).ok()?;
     let mut lines = text.lines();
     let header = lines.next().filter(|h| h.len() <= MAX_SWEEP_HEADER)?;
@@ -272,7 +286,7 @@ fn sweep(root: &Path, dir: &Path, worlds: &[WorldEntry]) -> Option<SweepEntry> {
                 .get("seed")
                 .and_then(Value::as_i64)
                 .map(|s| format!("{prefix}MapData_Seed_{s}.dat"))
-                .filter(|w| worlds.iter().any(|e| &e.id == w));
+                .filter(|w| worlds.contains(w.as_str()));
             row.insert("world".into(), world.map_or(Value::Null, Value::String));
             row
         })
@@ -331,17 +345,37 @@ mod tests {
     }
 
     #[test]
+    fn sweep_tables_past_the_listing_budget_are_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let table = "seed,towns\n1,5\n2,6\n";
+        for name in ["a", "b", "c", "d"] {
+            fs::create_dir(root.join(name)).unwrap();
+            fs::write(root.join(name).join("sweep.csv"), table).unwrap();
+        }
+        let listed = |budget: u64| -> Vec<String> {
+            let c = list_within(&root, "", budget);
+            c.sweeps.into_iter().map(|s| s.id).collect()
+        };
+        let n = table.len() as u64;
+        assert_eq!(listed(4 * n), ["a", "b", "c", "d"]);
+        assert_eq!(listed(3 * n - 1), ["a", "b"]);
+        assert_eq!(listed(0), Vec::<String>::new());
+        assert_eq!(listed(MAX_SWEEP_BYTES).len(), 4);
+    }
+
+    #[test]
     fn a_sweep_header_too_long_to_copy_into_every_row_is_not_read() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let table = |header: &str| format!("{header}\n{}", "1\n".repeat(MAX_SWEEP_ROWS));
         std::fs::write(root.join("sweep.csv"), table("seed,land")).unwrap();
-        let read = sweep(&root, &root, &[]).unwrap();
+        let read = sweep(&root, &root, &HashSet::new(), &mut MAX_SWEEP_BYTES.clone()).unwrap();
         assert_eq!((read.columns.len(), read.rows.len()), (2, MAX_SWEEP_ROWS));
         // One 64 KiB column name copied into 10 000 rows would be 640 MB.
         let long = "c".repeat(64 << 10);
         std::fs::write(root.join("sweep.csv"), table(&long)).unwrap();
-        assert!(sweep(&root, &root, &[]).is_none());
+        assert!(sweep(&root, &root, &HashSet::new(), &mut MAX_SWEEP_BYTES.clone()).is_none());
     }
 
     #[test]
