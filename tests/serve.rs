@@ -743,28 +743,10 @@ fn load_1000_tiles_from_8_clients() {
 /// warns that the folder is shared.
 #[test]
 fn the_serve_command_prints_its_url_and_warns_off_loopback() {
-    use std::io::BufRead;
     let f = fixture();
     for (bind, warns) in [("127.0.0.1", false), ("0.0.0.0", true)] {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_islagen"))
-            .args([
-                "serve",
-                f.root.to_str().unwrap(),
-                "--port",
-                "0",
-                "--bind",
-                bind,
-            ])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().rsplit(' ').next().unwrap().to_string();
-        assert!(url.starts_with(&format!("http://{bind}:")), "{line}");
+        let (mut child, url) = serve_command(&f.root, &["--bind", bind], true);
+        assert!(url.starts_with(&format!("http://{bind}:")), "{url}");
         let port = url.trim_end_matches('/').rsplit(':').next().unwrap();
         let r = agent()
             .get(format!("http://127.0.0.1:{port}/api/worlds"))
@@ -828,21 +810,33 @@ fn processes_mentioning(needle: &str) -> Vec<u32> {
         .collect()
 }
 
-/// `islagen serve` on `root` (a child process), started generating a `size` world: the server,
-/// its URL, and the prefix of its job folder's path (what the generation's command line names).
-fn serving_and_generating(root: &Path, size: u32) -> (std::process::Child, String) {
+/// `islagen serve ROOT --port 0 EXTRA…` as a child process (stderr kept when `stderr`), and the
+/// URL it printed.
+fn serve_command(root: &Path, extra: &[&str], stderr: bool) -> (std::process::Child, String) {
     use std::io::BufRead;
-    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_islagen"))
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_islagen"))
         .args(["serve", root.to_str().unwrap(), "--port", "0"])
+        .args(extra)
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(if stderr {
+            std::process::Stdio::piped()
+        } else {
+            std::process::Stdio::null()
+        })
         .spawn()
         .unwrap();
     let mut line = String::new();
-    std::io::BufReader::new(server.stdout.take().unwrap())
+    std::io::BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
     let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    (child, url)
+}
+
+/// `islagen serve` on `root` (a child process), started generating a `size` world: the server,
+/// its URL, and the prefix of its job folder's path (what the generation's command line names).
+fn serving_and_generating(root: &Path, size: u32) -> (std::process::Child, String) {
+    let (server, url) = serve_command(root, &[], false);
     let r = agent()
         .post(format!("{url}api/generate"))
         .content_type("application/json")
