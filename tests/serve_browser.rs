@@ -336,6 +336,37 @@ fn metres(bp: &Blueprint, x: usize, y: usize) -> f64 {
     raw_to_m(bp.heights[[x, y]] - SeaLevel::of(bp).raw) as f64
 }
 
+/// Chromium, or `None` after saying why the test is skipped.
+fn chromium_or_skip() -> Option<PathBuf> {
+    chromium()
+        .map_err(|why| eprintln!("SKIPPED serve_browser: no Chromium: {why}"))
+        .ok()
+}
+
+/// A fresh Chromium (its own profile) with one tab opened on `url`, recording what it reports.
+/// Fields drop in order: the tab before the browser, the browser before its profile.
+struct Session {
+    page: Page,
+    _browser: Browser,
+    _profile: tempfile::TempDir,
+}
+
+fn browse(chrome: &Path, url: &str) -> Session {
+    let profile = tempfile::tempdir().unwrap();
+    let browser = launch(chrome, profile.path());
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(WAIT);
+    let record = listen(&tab);
+    let page = Page { tab, record };
+    page.tab.navigate_to(url).unwrap();
+    page.tab.wait_until_navigated().unwrap();
+    Session {
+        page,
+        _browser: browser,
+        _profile: profile,
+    }
+}
+
 fn launch(chrome: &Path, profile: &Path) -> Browser {
     let args: Vec<&OsStr> = [
         "--disable-gpu",
@@ -373,46 +404,36 @@ fn serve_dir(dir: &Path) -> Server {
 
 #[test]
 fn explore_and_tune_in_headless_chromium() {
-    let chrome = match chromium() {
-        Ok(c) => c,
-        Err(why) => {
-            eprintln!("SKIPPED serve_browser: no Chromium: {why}");
-            return;
-        }
+    let Some(chrome) = chromium_or_skip() else {
+        return;
     };
     let shots = std::env::var_os("ISLAGEN_SCREENSHOTS").map(PathBuf::from);
     let started = Instant::now();
     let (dir, bp) = world_dir(if shots.is_some() { 2048 } else { 512 });
     let server = serve_dir(dir.path());
-    let profile = tempfile::tempdir().unwrap();
-    let browser = launch(&chrome, profile.path());
-    let tab = browser.new_tab().unwrap();
-    tab.set_default_timeout(WAIT);
-    let record = listen(&tab);
-    let page = Page { tab, record };
-    page.tab.navigate_to(&server.url()).unwrap();
-    page.tab.wait_until_navigated().unwrap();
+    let session = browse(&chrome, &server.url());
+    let page = &session.page;
 
-    world_list(&page);
-    sweep_table(&page);
-    open_world(&page, &bp);
-    let zoom = zoom_fetches_tiles(&page);
-    layers_change_the_picture(&page);
-    readout_shows_heights(&page, &bp);
-    town_click_shows_tier(&page, &bp, zoom);
-    view_downloads(&page);
+    world_list(page);
+    sweep_table(page);
+    open_world(page, &bp);
+    let zoom = zoom_fetches_tiles(page);
+    layers_change_the_picture(page);
+    readout_shows_heights(page, &bp);
+    town_click_shows_tier(page, &bp, zoom);
+    view_downloads(page);
     if let Some(d) = &shots {
         page.screenshot(&d.join("serve-explore.png"));
     }
-    tune_previews(&page);
+    tune_previews(page);
     if let Some(d) = &shots {
         page.screenshot(&d.join("serve-tune.png"));
     }
-    save_config(&page);
-    generate_and_cancel(&page, dir.path());
+    save_config(page);
+    generate_and_cancel(page, dir.path());
     page.expect_problems("nothing", |_| false);
-    dial_error_beside_the_field(&page);
-    broken_world_shows_an_error(&page);
+    dial_error_beside_the_field(page);
+    broken_world_shows_an_error(page);
     eprintln!(
         "serve_browser: {:?} (world, browser, page)",
         started.elapsed()
@@ -741,25 +762,13 @@ fn broken_world_shows_an_error(page: &Page) {
 /// pixel is the pixel the tile shows there.
 #[test]
 fn a_map_size_off_the_tile_grid_lines_up_with_its_tiles() {
-    let chrome = match chromium() {
-        Ok(c) => c,
-        Err(why) => {
-            eprintln!("SKIPPED serve_browser: no Chromium: {why}");
-            return;
-        }
+    let Some(chrome) = chromium_or_skip() else {
+        return;
     };
     let (dir, bp) = world_dir(640);
     let server = serve_dir(dir.path());
-    let profile = tempfile::tempdir().unwrap();
-    let browser = launch(&chrome, profile.path());
-    let tab = browser.new_tab().unwrap();
-    tab.set_default_timeout(WAIT);
-    let record = listen(&tab);
-    let page = Page { tab, record };
-    page.tab
-        .navigate_to(&format!("{}#world={WORLD}", server.url()))
-        .unwrap();
-    page.tab.wait_until_navigated().unwrap();
+    let session = browse(&chrome, &format!("{}#world={WORLD}", server.url()));
+    let page = &session.page;
     page.wait("the world", "window.islagen.map && window.islagen.world");
     assert_eq!(page.js("window.islagen.world.max_zoom"), json!(2));
     let corner = page.js(
