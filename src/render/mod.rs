@@ -43,7 +43,9 @@ use std::path::Path;
 
 use ndarray::Array2;
 
-pub use rows::{fill_all, fill_par, paint_par, BiomeRows, HeightRows, Painted, Rows, WaterRows};
+pub use rows::{
+    fill_all, fill_par, paint_par, BiomeRows, HeightRows, Painted, Rows, WaterRows, WATER_PALETTE,
+};
 pub use stream::{encode, write_pngs, write_rows_png, Encoding, Output};
 
 use crate::blueprint::{Biome, RoadTier, Roads, Town, TownTier, WaterBody};

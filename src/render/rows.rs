@@ -315,6 +315,14 @@ impl Rows for HeightRows<'_> {
     }
 }
 
+/// The `0_water` picture's colours, by class: land, ocean, river, lake.
+pub const WATER_PALETTE: [[u8; 3]; 4] = [
+    [204, 200, 190],
+    [18, 52, 110],
+    [30, 110, 230],
+    [84, 150, 214],
+];
+
 /// The `0_water` picture from WBID: ocean (id 1), lakes, river reaches (their own blue, from
 /// the WBTB bodies), land. Palette.
 pub struct WaterRows<'a> {
@@ -335,12 +343,7 @@ impl<'a> WaterRows<'a> {
         WaterRows {
             ids: columns(ids),
             class,
-            palette: vec![
-                [204, 200, 190],
-                [18, 52, 110],
-                [30, 110, 230],
-                [84, 150, 214],
-            ],
+            palette: WATER_PALETTE.to_vec(),
         }
     }
 }

@@ -17,7 +17,7 @@ use ndarray::Array2;
 
 use crate::blueprint::format::WaterBodyType;
 use crate::blueprint::RoadTier;
-use crate::render::{biome_colour, fill_all, road_line, town_marker, HeightRows};
+use crate::render::{biome_colour, fill_all, road_line, town_marker, HeightRows, WATER_PALETTE};
 use crate::stages::sea::{SeaLevel, SeaModel};
 use crate::units::{metres_per_px, METRES_PER_RAW};
 
@@ -345,7 +345,7 @@ fn water(world: &World, win: &Window) -> Pixels {
             river[usize::from(b.id)] = true;
         }
     }
-    let p = world.water_palette;
+    let p = WATER_PALETTE;
     each(win, |i, j, sx, sy| {
         let id = ids[[win.xs.samples[sx], win.ys.samples[sy]]];
         let c = match id {
@@ -524,7 +524,7 @@ fn rivers(world: &World, win: &Window) -> Pixels {
         return out;
     };
     let mpp = metres_per_px(world.side());
-    let c = world.water_palette[2];
+    let c = WATER_PALETTE[2];
     for river in &net.rivers {
         for seg in river.points.windows(2) {
             let (a, b) = (

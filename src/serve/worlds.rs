@@ -16,7 +16,6 @@ use rayon::prelude::*;
 
 use crate::blueprint::{self, Blueprint, Format};
 use crate::exports::SeaLevel;
-use crate::render::{Rows, WaterRows};
 use crate::units::METRES_PER_RAW;
 
 /// Identifies one version of one file.
@@ -58,8 +57,6 @@ pub struct World {
     pub sea_raw: f32,
     /// Lowest and highest height, metres relative to sea level.
     pub height_range_m: [f32; 2],
-    /// The `0_water` picture's colours: land, ocean, river, lake.
-    pub water_palette: [[u8; 3]; 4],
     /// Bytes of grids held.
     pub bytes: u64,
 }
@@ -185,10 +182,6 @@ impl World {
                 0.0
             }
         };
-        let palette = WaterRows::new(ndarray::Array2::zeros((1, 1)).view(), &[])
-            .palette()
-            .map(|p| std::array::from_fn(|i| p.get(i).copied().unwrap_or([0, 0, 0])))
-            .unwrap_or_default();
         let px = (blueprint.side() as u64).pow(2);
         let bytes = px * (4 + 1 + if blueprint.water_ids.is_some() { 2 } else { 0 });
         World {
@@ -196,7 +189,6 @@ impl World {
             format,
             sea_raw,
             height_range_m: [to_m(lo), to_m(hi)],
-            water_palette: palette,
             bytes,
             blueprint,
         }
