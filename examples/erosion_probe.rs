@@ -40,7 +40,7 @@ fn main() -> anyhow::Result<()> {
         .cloned()
         .unwrap_or_else(|| "target/erosion_carve.png".into());
     let mut plain = config.clone();
-    plain.erosion.enabled = false;
+    plain.erosion.model = islagen::config::ErosionModel::Off;
     let world = pipeline::generate(&plain, seed, &Progress::hidden())?;
     let before = world.blueprint.heights.clone();
     let threads = rayon::current_num_threads() as f64;

@@ -37,7 +37,7 @@ fn main() -> anyhow::Result<()> {
         on.map_size = size;
         on.skip_roads = true;
         let mut off = on.clone();
-        off.erosion.enabled = false;
+        off.erosion.model = islagen::config::ErosionModel::Off;
         let plain = pipeline::generate(&off, seed, &Progress::hidden())?;
         let t = Instant::now();
         let eroded = pipeline::generate(&on, seed, &Progress::hidden())?;

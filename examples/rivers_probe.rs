@@ -9,7 +9,7 @@
 //! carve measured with rivers off so it is erosion's alone), against the share of all land so
 //! carved.
 
-use islagen::config::Config;
+use islagen::config::{Config, ErosionModel};
 use islagen::pipeline::{self, World};
 use islagen::progress::Progress;
 use islagen::units::METRES_PER_RAW;
@@ -18,7 +18,7 @@ fn run(seed: i32, size: u32, erosion: bool, rivers: bool) -> anyhow::Result<Worl
     let mut c = Config::from_json("{}", "defaults")?.config;
     c.map_size = size;
     c.skip_roads = true;
-    c.erosion.enabled = erosion;
+    c.erosion.model = if erosion { ErosionModel::Droplets } else { ErosionModel::Off };
     c.rivers = rivers;
     Ok(pipeline::generate(&c, seed, &Progress::hidden())?)
 }

@@ -3,7 +3,7 @@
 
 use islagen::blueprint::format::EROS;
 use islagen::blueprint::write::record_payload;
-use islagen::config::Config;
+use islagen::config::{Config, ErosionModel};
 use islagen::grid::spectrum::correlation;
 use islagen::pipeline::{self, World};
 use islagen::progress::Progress;
@@ -18,7 +18,7 @@ fn config(size: u32, erosion: bool) -> Config {
     let mut c = Config::from_json("{}", "defaults").unwrap().config;
     c.map_size = size;
     c.skip_roads = true; // roads have their own tests
-    c.erosion.enabled = erosion;
+    c.erosion.model = if erosion { ErosionModel::Droplets } else { ErosionModel::Off };
     // Rivers carve after erosion, from the heights erosion leaves: off here, so the carve
     // compared is erosion's alone (tests/rivers.rs covers the two together).
     c.rivers = false;

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use islagen::blueprint::digest;
-use islagen::config::Config;
+use islagen::config::{Config, ErosionModel};
 use islagen::progress::Progress;
 use islagen::{pipeline, render as snapshot};
 use serde::{Deserialize, Serialize};
@@ -74,7 +74,7 @@ fn regenerate(seed: i32, size: u32, erosion: bool, rivers: bool) -> (PathBuf, En
     let _ = std::fs::remove_dir_all(&out);
     let mut config = Config::from_json("{}", "defaults").unwrap().config;
     config.map_size = size;
-    config.erosion.enabled = erosion;
+    config.erosion.model = if erosion { ErosionModel::Droplets } else { ErosionModel::Off };
     config.rivers = rivers;
     let mut world = pipeline::generate(&config, seed, &Progress::hidden()).unwrap();
     pipeline::export(&mut world, &out, &Progress::hidden()).unwrap();

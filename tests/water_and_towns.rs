@@ -120,7 +120,7 @@ fn water_bodies_are_the_biomes_water_for_several_seeds_and_configs() {
     off.terrain_curve = TerrainCurve::Off;
     assert_water_bodies(&world(5, &off), "seed 5, curve off");
     let mut eroded = config(512);
-    eroded.erosion.enabled = true;
+    eroded.erosion.model = islagen::config::ErosionModel::Droplets;
     assert_water_bodies(&world(7, &eroded), "seed 7, erosion on");
 }
 

@@ -29,7 +29,7 @@ pub use export::{
 
 use crate::blueprint::format::WaterBodyType;
 use crate::blueprint::{Blueprint, Params, RiverNetwork, Town};
-use crate::config::{Config, TerrainCurve, TerrainDetail};
+use crate::config::{Config, ErosionModel, TerrainCurve, TerrainDetail};
 use crate::progress::Progress;
 use crate::stages::basins::{basins, BasinStats, Outlets};
 use crate::stages::biomes::{biomes, BiomeInputs, Zoning};
@@ -38,6 +38,7 @@ use crate::stages::curve::{Curve, BALANCED};
 use crate::stages::detail::Detail;
 use crate::stages::elevation::{elevation, ElevationPasses};
 use crate::stages::erosion::{erode, ErosionError, ErosionStats, Schedule};
+use crate::stages::fluvial::{self, FluvialStats, Landscape};
 use crate::stages::mainland::{count_components, mainland_fill, Mainland};
 use crate::stages::rivers::{self, MapRivers, RiverParams};
 use crate::stages::roads::{roads, CostGrid, RoadNetwork, RoadReport};
@@ -83,6 +84,8 @@ pub struct World {
     pub roads: Option<RoadReport>,
     /// River figures, when Rivers is on.
     pub rivers: Option<RiverStats>,
+    /// What the fluvial relief did, when it ran (Erosion "v2").
+    pub fluvial: Option<FluvialStats>,
 }
 
 /// What the rivers stage made, for the summary, sweeps and tests.
@@ -158,20 +161,41 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
     let mut island = shape_island(config, seed, &sea, progress);
     let water = timed(progress, "water", || classify_water(&island.raw, &sea));
     let mut relief = elevate(config, seed, &island, &sea, progress);
-    let erosion = match config.erosion.enabled {
-        true => Some(erode_relief(
-            config,
-            seed,
-            &mut relief.heights,
-            &sea,
-            &island.crater,
-            progress,
-        )?),
-        false => None,
+    let (erosion, landscape) = match config.erosion.model {
+        ErosionModel::Droplets => (
+            Some(erode_relief(
+                config,
+                seed,
+                &mut relief.heights,
+                &sea,
+                &island.crater,
+                progress,
+            )?),
+            None,
+        ),
+        ErosionModel::Fluvial => (
+            None,
+            Some(carve_valleys(
+                config,
+                &mut relief.heights,
+                &sea,
+                &island.crater,
+                progress,
+            )?),
+        ),
+        ErosionModel::Off => (None, None),
     };
     let rivers = params::rivers(config).map(|p| {
         let stage = progress.stage("rivers", 0);
-        let r = flow_rivers(config, &p, &island, &mut relief, &sea, &water);
+        let r = flow_rivers(
+            config,
+            &p,
+            &island,
+            landscape.as_ref(),
+            &mut relief,
+            &sea,
+            &water,
+        );
         stage.finish();
         (p, r)
     });
@@ -267,6 +291,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         towns: town_stats,
         roads: road_report,
         rivers: rivers.map(|(_, r)| r.stats(&reach_ids)),
+        fluvial: landscape.map(|l| l.stats),
     })
 }
 
@@ -388,6 +413,25 @@ fn erode_relief(
     Ok(stats)
 }
 
+fn carve_valleys(
+    config: &Config,
+    heights: &mut Array2<f32>,
+    sea: &SeaLevel,
+    crater: &Crater,
+    progress: &Progress,
+) -> Result<Landscape, ErosionError> {
+    let p = params::fluvial(&config.erosion);
+    let stage = progress.stage("fluvial relief", p.steps.into());
+    let landscape = fluvial::relief(heights, sea, crater, &p, &|| stage.tick())?;
+    stage.finish();
+    let s = &landscape.stats;
+    tracing::info!(
+        "fluvial relief: {} steps; {} of {} land cells lowered past 1 m, {} past 10 m, {} past 50 m; deepest {:.1} m, mean {:.2} m",
+        s.steps, s.carved_past[0], s.land_cells, s.carved_past[1], s.carved_past[2], s.max_carve_m, s.mean_carve_m
+    );
+    Ok(landscape)
+}
+
 /// The depressions of the exported heights, drained to the ocean (diagnostics only).
 fn depressions(heights: &Array2<f32>, water: &Array2<Water>) -> BasinStats {
     // The statistics without the filled surface: only the raised cells are held.
@@ -488,6 +532,16 @@ pub fn classify_heights(config: &Config, seed: i32) -> Array2<f32> {
     shape_island(config, seed, &sea, &Progress::hidden()).raw
 }
 
+/// The fluvial relief's design grid of `seed` under `config` (metres above sea on the
+/// landscape grid, before any valley), for the solver's benchmark against a peer
+/// (`examples/fluvial_dump`).
+pub fn fluvial_design(config: &Config, seed: i32) -> Vec<f32> {
+    let sea = params::sea(config);
+    let island = shape_island(config, seed, &sea, &Progress::hidden());
+    let relief = elevate(config, seed, &island, &sea, &Progress::hidden());
+    fluvial::design(&relief.heights, &sea)
+}
+
 /// The rivers stage's hydrology grid of `seed` under `config` (heights, outlets), for the flow
 /// kernel's benchmark against a peer (`examples/flow_dump`).
 pub fn hydrology_grid(config: &Config, seed: i32) -> (Vec<f32>, Vec<bool>) {
@@ -523,19 +577,50 @@ fn with_river_terrain<T>(
     })
 }
 
-/// Finds the rivers on the smooth island (the same at every MapSize) and carves them into the
-/// exported heights.
+/// Calls `f` with the carved landscape as the rivers read it: the fluvial grid's own heights
+/// (the hydrology grid's cells), the head rule on them in metres above sea, and the outlets (the
+/// map's water, or the grid's sea).
+fn with_landscape_terrain<T>(
+    landscape: &Landscape,
+    sea: &SeaLevel,
+    water: &Array2<Water>,
+    f: impl FnOnce(&rivers::Terrain) -> T,
+) -> T {
+    let n = water.dim().0;
+    let g = fluvial::GRID;
+    let grid_sea = sea.on(g);
+    let cell = |u: f32| ((u * g as f32) as usize).min(g - 1);
+    let row = |v: f32| ((v * n as f32) as usize).min(n - 1);
+    let z = &landscape.heights;
+    let raw = |u: f32, v: f32| z[cell(u) * g + cell(v)];
+    let metres = |u: f32, v: f32| units::raw_to_m(raw(u, v) - grid_sea.at(cell(v)));
+    let outlet = |u: f32, v: f32| {
+        water[[row(u), row(v)]] != Water::Dry || raw(u, v) < grid_sea.at(cell(v))
+    };
+    f(&rivers::Terrain {
+        raw: &raw,
+        metres: &metres,
+        outlet: &outlet,
+    })
+}
+
+/// Finds the rivers — on the carved landscape when the fluvial relief ran, else on the smooth
+/// island (both the same at every MapSize) — and carves them into the exported heights.
 fn flow_rivers(
     config: &Config,
     p: &RiverParams,
     island: &Island,
+    landscape: Option<&Landscape>,
     relief: &mut Relief,
     sea: &SeaLevel,
     water: &Array2<Water>,
 ) -> FlowedRivers {
     let n = config.map_size as usize;
     let row = |v: f32| ((v * n as f32) as usize).min(n - 1);
-    let network = with_river_terrain(island, sea, water, |t| rivers::network(t, p));
+    let network = match landscape {
+        Some(l) => with_landscape_terrain(l, sea, water, |t| rivers::network(t, p)),
+        None => with_river_terrain(island, sea, water, |t| rivers::network(t, p)),
+    };
     let map = rivers::carve(&network, p, &mut relief.heights, water, sea, &island.crater);
     let levels = map.reaches.iter().map(|r| r.level).collect();
     let mouths: Vec<&rivers::Course> = network

@@ -9,6 +9,7 @@ use crate::stages::curve::BALANCED;
 use crate::stages::detail::{self, DetailParams};
 use crate::stages::elevation::Shelf;
 use crate::stages::erosion::{CraterMode, Droplets, ErosionParams};
+use crate::stages::fluvial::FluvialParams;
 use crate::stages::rivers::RiverParams;
 use crate::stages::sea::{SeaLevel, SeaModel};
 use crate::stages::texture::TextureParams;
@@ -94,6 +95,30 @@ pub fn shelf(config: &Config) -> Shelf {
     }
 }
 
+/// The fluvial relief's dials (Erosion "v2"); the sea margin and the crater's treatment are the
+/// erosion's shared keys.
+pub fn fluvial(e: &config::ErosionConfig) -> FluvialParams {
+    let f = &e.fluvial;
+    FluvialParams {
+        erodibility_per_myr: f.erodibility_per_myr,
+        uplift_mm_yr: f.uplift_mm_yr,
+        diffusivity_m2_yr: f.diffusivity_m2_yr,
+        maturity_myr: f.maturity_myr,
+        steps: f.steps,
+        sea_margin_m: e.sea_margin_m,
+        crater_mode: crater_mode(e.crater_mode),
+        crater_core: e.crater_core,
+        crater_feather: e.crater_feather,
+    }
+}
+
+fn crater_mode(m: config::CraterErosionMode) -> CraterMode {
+    match m {
+        config::CraterErosionMode::Full => CraterMode::Full,
+        config::CraterErosionMode::Feather => CraterMode::Feather,
+    }
+}
+
 /// The erosion dials at `map_size` (lengths given in map cells become metres), with the droplet
 /// stream derived from the resolved seed.
 pub fn erosion(e: &config::ErosionConfig, seed: i32, map_size: u32) -> ErosionParams {
@@ -115,10 +140,7 @@ pub fn erosion(e: &config::ErosionConfig, seed: i32, map_size: u32) -> ErosionPa
         deposit_rate: e.deposit_rate,
         evaporation: e.evaporation,
         gravity: e.gravity,
-        crater_mode: match e.crater_mode {
-            config::CraterErosionMode::Full => CraterMode::Full,
-            config::CraterErosionMode::Feather => CraterMode::Feather,
-        },
+        crater_mode: crater_mode(e.crater_mode),
         crater_core: e.crater_core,
         crater_feather: e.crater_feather,
     }

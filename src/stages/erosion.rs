@@ -222,6 +222,33 @@ pub struct ErosionParams {
     pub crater_feather: f32,
 }
 
+/// What every pass that lowers the elevation map must keep, checked on the map's own pixels on
+/// exit: the net displacement within [−deposit cap, carve cap], nothing carved below sea + margin,
+/// nothing under sea changed, nothing inside `crater_core` × the crater radius changed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Limits {
+    /// Most a cell may be carved, metres.
+    pub carve_cap_m: f32,
+    /// Most a cell may be built up, metres.
+    pub deposit_cap_m: f32,
+    /// No cell is carved below sea + this, metres.
+    pub sea_margin_m: f32,
+    /// Protected core, a factor of the crater radius.
+    pub crater_core: f32,
+}
+
+impl ErosionParams {
+    /// The governors this pass is checked against.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            carve_cap_m: self.carve_cap_m,
+            deposit_cap_m: self.deposit_cap_m,
+            sea_margin_m: self.sea_margin_m,
+            crater_core: self.crater_core,
+        }
+    }
+}
+
 /// The cone brush: offsets within `radius` cells and weights ∝ (radius − distance), summing to 1.
 fn brush(radius: i32) -> Vec<(isize, isize, f32)> {
     let r = radius.max(1) as f32;
@@ -481,8 +508,8 @@ pub fn erode(
     let carve = before_work - &work;
     drop(work);
     let before = heights.clone();
-    apply_carve(heights, &carve, sea, crater, c);
-    let map = check_and_measure(heights, &before, sea, crater, c)?;
+    apply_carve(heights, &carve, sea, crater, &c.limits());
+    let map = check_and_measure(heights, &before, sea, crater, &c.limits())?;
     stats.land_px = map.land_px;
     stats.carved_past = map.carved_past;
     stats.channel_systems = map.channel_systems;
@@ -533,7 +560,7 @@ fn position(i: usize, n: usize, w: usize) -> f32 {
 
 /// The map's heights on the `w`-cell working grid: the mean over each cell's footprint when the
 /// map is finer, a bilinear read at the cell's centre when it is coarser.
-fn to_working(heights: &Array2<f32>, w: usize) -> Array2<f32> {
+pub(crate) fn to_working(heights: &Array2<f32>, w: usize) -> Array2<f32> {
     let n = heights.dim().0;
     if n == w {
         return heights.clone();
@@ -557,12 +584,12 @@ fn to_working(heights: &Array2<f32>, w: usize) -> Array2<f32> {
 /// Brings the working grid's carve (raw, positive carved) back to every map pixel —
 /// interpolated on a finer map, averaged over the pixel's footprint on a coarser one — within
 /// the caps, the sea clamp and the crater core at the pixel itself.
-fn apply_carve(
+pub(crate) fn apply_carve(
     heights: &mut Array2<f32>,
     carve: &Array2<f32>,
     sea: &SeaLevel,
     crater: &Crater,
-    c: &ErosionParams,
+    c: &Limits,
 ) {
     let n = heights.dim().0;
     let w = carve.dim().0;
@@ -754,12 +781,12 @@ fn tiled(
 type ColumnFigures = (usize, [usize; 3], f32, f32);
 
 /// The exit check of every guarantee on the map's pixels, and the drainage figures.
-fn check_and_measure(
+pub(crate) fn check_and_measure(
     after: &Array2<f32>,
     before: &Array2<f32>,
     sea_level: &SeaLevel,
     crater: &Crater,
-    c: &ErosionParams,
+    c: &Limits,
 ) -> Result<ErosionStats, ErosionError> {
     let n = after.dim().0;
     let tolerance = 1e-3; // metres of f32 rounding on heights of a few hundred metres

@@ -12,6 +12,7 @@ pub mod curve;
 pub mod detail;
 pub mod elevation;
 pub mod erosion;
+pub mod fluvial;
 pub mod mainland;
 pub mod rivers;
 pub mod roads;

@@ -36,7 +36,7 @@ use super::sea::{SeaLevel, Water};
 use crate::blueprint::{River, RiverPoint};
 use crate::grid::bits::Bits;
 use crate::grid::noise::normalised;
-use crate::grid::{height_key, NEIGHBOURS};
+use crate::grid::{ascending, height_key, NEIGHBOURS};
 use crate::units::{self, METRES_PER_RAW, WORLD_SIZE_M};
 
 /// Hydrology cells a side.
@@ -60,7 +60,17 @@ pub const CRATER_CORE: f32 = 0.8;
 /// The exponent on the slope in multiple-flow-direction routing (Freeman's 1.1 spreads flow
 /// over a smooth island's slopes so far that few catchments concentrate; Holmgren's 4–6
 /// keeps the sharing between lower neighbours, without D8's single heading).
-const MFD_EXPONENT: f32 = 8.0;
+const MFD_EXPONENT: i32 = 8;
+
+/// A lower neighbour's share weight from its slope relative to the steepest, (s)^[`MFD_EXPONENT`]
+/// by three squarings (a `powf` per neighbour was most of the accumulation's time).
+#[inline]
+pub(crate) fn weight(relative: f32) -> f32 {
+    const { assert!(MFD_EXPONENT == 8) };
+    let s2 = relative * relative;
+    let s4 = s2 * s2;
+    s4 * s4
+}
 /// A river's headwater stream: from its channel head the river is traced on upstream (along the
 /// largest catchment) while the catchment is at least this share of the channel-start one — so
 /// rivers rise in the highlands without more of them starting.
@@ -151,8 +161,7 @@ pub fn grid_heights(t: &Terrain) -> (Vec<f32>, Vec<bool>) {
 pub fn flow(z: &mut [f32], outlet: &[bool], n: usize) -> (Vec<u32>, Vec<f32>) {
     epsilon_fill(z, outlet, n);
     // Ascending filled height: reversed, every cell comes before all the cells it drains to.
-    let mut order: Vec<u32> = (0..(n * n) as u32).collect();
-    order.par_sort_unstable_by_key(|&i| (height_key(z[i as usize]), i));
+    let order = ascending(z);
     let acc = accumulate(z, outlet, &order, n);
     (order, acc)
 }
@@ -208,7 +217,7 @@ fn channels(
 /// inside a depression the flood spreads from the spill point along the lowest ground first and
 /// the drainage it leaves follows the depression's floor to its spill point, instead of the
 /// straight lines an ordering by filled height draws across a flat.
-fn epsilon_fill(z: &mut [f32], outlet: &[bool], n: usize) {
+pub(crate) fn epsilon_fill(z: &mut [f32], outlet: &[bool], n: usize) {
     let original = z.to_vec();
     let mut heap = BinaryHeap::new();
     let mut done = Bits::new(n * n);
@@ -256,7 +265,7 @@ fn next_up(h: f32) -> f32 {
 
 /// Multiple-flow-direction accumulation (cells of catchment, each cell counting itself), in
 /// reverse flood order so every donor is done before its receivers.
-fn accumulate(z: &[f32], outlet: &[bool], order: &[u32], n: usize) -> Vec<f32> {
+pub(crate) fn accumulate(z: &[f32], outlet: &[bool], order: &[u32], n: usize) -> Vec<f32> {
     let mut acc = vec![1.0f32; n * n];
     for &i in order.iter().rev() {
         let i = i as usize;
@@ -290,7 +299,7 @@ fn accumulate(z: &[f32], outlet: &[bool], order: &[u32], n: usize) -> Vec<f32> {
         }
         let mut total = 0.0;
         for share in shares.iter_mut().filter(|s| s.1 > 0.0) {
-            share.1 = (share.1 / steepest).powf(MFD_EXPONENT);
+            share.1 = weight(share.1 / steepest);
             total += share.1;
         }
         let a = acc[i];

@@ -1,0 +1,497 @@
+//! Fluvial relief, Erosion "v2": valleys and ridges cut by rivers into the elevation map, by
+//! stream-power channel incision with hillslope diffusion.
+//!
+//! **The same valleys at every MapSize.** The landscape evolves on a fixed grid of [`GRID`]²
+//! cells of [`CELL_M`] metres over the whole world — the rivers' hydrology grid, so rivers and
+//! valleys are one drainage. The map's heights are box-averaged onto it (interpolated on maps
+//! coarser than it), the grid evolves, and the depth it lost is brought back to every map pixel
+//! (interpolated, or averaged over the pixel's footprint) through the same governors as the
+//! droplet erosion ([`super::erosion::Limits`]). Every dial is physical: erodibility per year,
+//! uplift in mm/yr, diffusivity in m²/yr, the time the land has had in Myr.
+//!
+//! **The model** (Braun & Willett 2013, the FastScape method): each step routes flow on the
+//! current surface — every cell's receiver its steepest lower neighbour (D8 on the cells'
+//! centre distances), the drainage area accumulated by multiple-flow-direction routing (the
+//! rivers stage's kernel: shares ∝ slope^8 among all lower neighbours, so catchments, and with
+//! them the valleys, follow the land rather than the eight grid headings) — then solves
+//! ∂h/∂t = U − K A^m S (n = 1) implicitly, cell after cell from the base level up, which is
+//! stable for any time step and O(n); then ∂h/∂t = D ∇²h implicitly, a line at a time in x and
+//! then in y (Thomas' algorithm), also stable for any step. Sea cells are the base level (at sea
+//! level), the crater's core and the grid's edge are fixed.
+//!
+//! **The design stays.** The designed surface H₀ is what the land is uplifted *to*: after every
+//! step no cell stands above H₀, so the land evolves in the frame of a surface uplifted as fast
+//! as it was made, channels cut down into it towards their graded (steady-state) profile
+//! h = (U/K) χ, and what they have not reached keeps its designed height. Uplift rises with the
+//! design above [`RELIEF_REF_M`] (×1 up to it, ×4 at four times it; Cordonnier et al. 2016's
+//! uplift map), so the highlands' channels grade steeper and a massif is dissected, not planed — the terrain curve's
+//! shelves, the plateau, the 420 m cap. Only lowering happens; cells under sea never change;
+//! nothing is carved below sea + margin or inside the crater's core (feathered out to
+//! `crater_feather`, like the droplets). A channel's graded profile rises faster the smaller
+//! its catchment, so on the lowland only the large rivers cut (their floodplains), and valleys
+//! deepen into the benches and the plateau where the design rises faster than the rivers.
+//!
+//! **Determinism.** Per-cell work is parallel and order-free; the flow order is a sort by
+//! (height, cell index), a total order; the accumulation and the implicit solve run in that
+//! order on one thread. The result does not depend on the thread count.
+//!
+//! # References
+//! - Braun, J. & Willett, S. D. (2013). A very efficient O(n), implicit and parallel method to
+//!   solve the stream power equation governing fluvial incision and landscape evolution.
+//!   Geomorphology 180–181, 170–179.
+//! - Cordonnier, G. et al. (2016). Large scale terrain generation from tectonic uplift and
+//!   fluvial erosion. Computer Graphics Forum 35(2).
+//! - Freeman, T. G. (1991). Calculating catchment area with divergent flow based on a regular
+//!   grid. Computers & Geosciences 17(3); Holmgren, P. (1994), Hydrological Processes 8.
+//! - Whipple, K. X. (2004). Bedrock rivers and the geomorphology of active orogens. Annual
+//!   Review of Earth and Planetary Sciences 32.
+
+use ndarray::Array2;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::crater::Crater;
+use super::erosion::{self, CraterMode, ErosionError, Limits};
+use super::rivers;
+use super::sea::SeaLevel;
+use crate::grid::{ascending, NEIGHBOURS};
+use crate::units::{METRES_PER_RAW, WORLD_SIZE_M};
+
+/// Cells a side of the landscape grid (the rivers' hydrology grid).
+pub const GRID: usize = rivers::GRID;
+/// The grid's cell, metres.
+pub const CELL_M: f32 = WORLD_SIZE_M / GRID as f32;
+/// The stream-power law's area exponent m (slope exponent n = 1): the graded channels'
+/// concavity m/n, inside the 0.35–0.65 of real rivers (Whipple 2004).
+pub const AREA_EXPONENT: f32 = 0.45;
+/// The design height at which uplift is the dial's, metres: uplift scales with the designed
+/// height (Cordonnier et al. 2016's uplift map), so graded channels rise with the design.
+pub const RELIEF_REF_M: f32 = 100.0;
+/// The most a cell may be carved, metres: the whole height range (the valleys' depth is the
+/// model's, the cap only guards the check).
+pub const CARVE_CAP_M: f32 = 420.0;
+
+/// The dials, as applied (validated by the caller).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct FluvialParams {
+    /// Erodibility K of the stream-power law, per Myr (m^(1−2m)/Myr).
+    pub erodibility_per_myr: f32,
+    /// Rock uplift U, mm/yr.
+    pub uplift_mm_yr: f32,
+    /// Hillslope diffusivity D, m²/yr.
+    pub diffusivity_m2_yr: f32,
+    /// The time the land has had, Myr.
+    pub maturity_myr: f32,
+    /// Implicit steps it is solved in.
+    pub steps: u32,
+    /// No cell is carved below sea + this, metres.
+    pub sea_margin_m: f32,
+    /// What happens outside the crater core.
+    pub crater_mode: CraterMode,
+    /// Protected core, a factor of the crater radius.
+    pub crater_core: f32,
+    /// Feather outer radius, a factor of the crater radius.
+    pub crater_feather: f32,
+}
+
+impl FluvialParams {
+    /// The governors the map is checked against.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            carve_cap_m: CARVE_CAP_M,
+            deposit_cap_m: 0.0,
+            sea_margin_m: self.sea_margin_m,
+            crater_core: self.crater_core,
+        }
+    }
+}
+
+/// What the stage did, for the summary and the tests.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FluvialStats {
+    /// Steps solved.
+    pub steps: u32,
+    /// Land cells of the grid.
+    pub land_cells: usize,
+    /// Land cells of the grid lowered by more than 1 m, 10 m and 50 m.
+    pub carved_past: [usize; 3],
+    /// Deepest carve on the grid, metres.
+    pub max_carve_m: f32,
+    /// Mean carve over the grid's land, metres.
+    pub mean_carve_m: f32,
+    /// Land pixels of the map.
+    pub land_px: usize,
+    /// Deepest carve on the map, metres.
+    pub map_max_carve_m: f32,
+}
+
+/// The carved landscape: the map is lowered in place; this is what the rivers read.
+#[derive(Clone, Debug)]
+pub struct Landscape {
+    /// The carved grid, raw height units (absolute), `x * GRID + y`.
+    pub heights: Vec<f32>,
+    /// What was done.
+    pub stats: FluvialStats,
+}
+
+/// The grid's cells that never move: sea (the base level), the crater's core, the edge.
+struct Frame {
+    n: usize,
+    fixed: Vec<bool>,
+    /// How much of the carve acts at each cell, 0 ..= 1 (the crater's core and feather).
+    weight: Vec<f32>,
+}
+
+/// Carves valleys into `heights` (the elevation map, raw units) in place.
+pub fn relief(
+    heights: &mut Array2<f32>,
+    sea: &SeaLevel,
+    crater: &Crater,
+    p: &FluvialParams,
+    on_step: &(dyn Fn() + Sync),
+) -> Result<Landscape, ErosionError> {
+    let (n, ny) = heights.dim();
+    let standard = heights.is_standard_layout();
+    if n != ny || !standard || n < 2 {
+        return Err(ErosionError::Layout {
+            x: n,
+            y: ny,
+            standard,
+        });
+    }
+    let g = GRID;
+    let grid_sea = sea.on(g);
+    let scale = g as f32 / n as f32;
+    let grid_crater = Crater {
+        center: [crater.center[0] * scale, crater.center[1] * scale],
+        radius_px: crater.radius_px * scale,
+        wobble: crater.wobble,
+    };
+    let raw = erosion::to_working(heights, g);
+    // Metres above the local sea; sea cells at the base level, 0.
+    let design: Vec<f32> = raw
+        .indexed_iter()
+        .map(|((_, y), &h)| ((h - grid_sea.at(y)) * METRES_PER_RAW).max(0.0))
+        .collect();
+    debug_assert_eq!(design.len(), g * g);
+    let frame = frame(&design, &grid_crater, p, g);
+    let carved = evolve(&design, &frame, p, on_step);
+    let mut stats = grid_stats(&design, &carved, &frame);
+    stats.steps = p.steps;
+    // The carve, raw units, weighted by the crater ramp and clamped to sea + margin.
+    let margin = p.sea_margin_m;
+    let carve_raw = Array2::from_shape_fn((g, g), |(x, y)| {
+        let i = x * g + y;
+        let room = (design[i] - margin).max(0.0);
+        (design[i] - carved[i]).clamp(0.0, room) * frame.weight[i] / METRES_PER_RAW
+    });
+    let grid_heights: Vec<f32> = raw
+        .iter()
+        .zip(carve_raw.iter())
+        .map(|(&h, &c)| h - c)
+        .collect();
+    let before = heights.clone();
+    erosion::apply_carve(heights, &carve_raw, sea, crater, &p.limits());
+    let map = erosion::check_and_measure(heights, &before, sea, crater, &p.limits())?;
+    stats.land_px = map.land_px;
+    stats.map_max_carve_m = map.max_carve_m;
+    Ok(Landscape {
+        heights: grid_heights,
+        stats,
+    })
+}
+
+fn frame(design: &[f32], crater: &Crater, p: &FluvialParams, n: usize) -> Frame {
+    let r = crater.radius_px;
+    let (core, feather) = (p.crater_core * r, p.crater_feather * r);
+    let weight: Vec<f32> = (0..n * n)
+        .into_par_iter()
+        .map(|i| {
+            let d = crater.distance(i / n, i % n);
+            if d < core {
+                0.0
+            } else if p.crater_mode == CraterMode::Full || d >= feather {
+                1.0
+            } else {
+                (d - core) / (feather - core).max(f32::EPSILON)
+            }
+        })
+        .collect();
+    let fixed = (0..n * n)
+        .map(|i| {
+            let (x, y) = (i / n, i % n);
+            design[i] <= 0.0 || weight[i] <= 0.0 || x == 0 || y == 0 || x == n - 1 || y == n - 1
+        })
+        .collect();
+    Frame { n, fixed, weight }
+}
+
+/// Evolves a design given directly on the grid (metres above sea, sea cells ≤ 0, `x * GRID +
+/// y`) with no crater: what `relief` runs, for benchmarks against a peer on the same heights.
+pub fn evolve_metres(design: &[f32], p: &FluvialParams, on_step: &(dyn Fn() + Sync)) -> Vec<f32> {
+    let n = GRID;
+    assert_eq!(design.len(), n * n, "a design of GRID² cells");
+    let fixed = (0..n * n)
+        .map(|i| {
+            let (x, y) = (i / n, i % n);
+            design[i] <= 0.0 || x == 0 || y == 0 || x == n - 1 || y == n - 1
+        })
+        .collect();
+    let frame = Frame {
+        n,
+        fixed,
+        weight: vec![1.0; n * n],
+    };
+    let design: Vec<f32> = design.iter().map(|&d| d.max(0.0)).collect();
+    evolve(&design, &frame, p, on_step)
+}
+
+/// The elevation map's heights on the grid, metres above the local sea (sea cells 0).
+pub fn design(heights: &Array2<f32>, sea: &SeaLevel) -> Vec<f32> {
+    let g = GRID;
+    let grid_sea = sea.on(g);
+    erosion::to_working(heights, g)
+        .indexed_iter()
+        .map(|((_, y), &h)| ((h - grid_sea.at(y)) * METRES_PER_RAW).max(0.0))
+        .collect()
+}
+
+/// Evolves the design for `p.maturity_myr` in `p.steps` implicit steps; returns the surface
+/// (metres above sea), never above the design.
+fn evolve(
+    design: &[f32],
+    frame: &Frame,
+    p: &FluvialParams,
+    on_step: &(dyn Fn() + Sync),
+) -> Vec<f32> {
+    let n = frame.n;
+    // The cap is the design with its closed depressions filled (ε-Priority-Flood), so every
+    // cell drains from the start and stays draining; a depression's floor keeps the design's
+    // heights in the result.
+    let mut cap = design.to_vec();
+    rivers::epsilon_fill(&mut cap, &frame.fixed, n);
+    let mut h = cap.clone();
+    let steps = p.steps.max(1);
+    let dt_yr = p.maturity_myr * 1e6 / steps as f32;
+    let r = p.diffusivity_m2_yr * dt_yr / (CELL_M * CELL_M);
+    let diffusion = Diffusion::new(&frame.fixed, n, r);
+    for _ in 0..steps {
+        step(&mut h, &cap, frame, &diffusion, p, dt_yr);
+        on_step();
+    }
+    h.par_iter_mut()
+        .zip(design.par_iter())
+        .for_each(|(v, &d)| *v = v.min(d));
+    h
+}
+
+/// One implicit step: routing, stream-power incision, diffusion, the design's cap.
+fn step(
+    h: &mut [f32],
+    cap: &[f32],
+    frame: &Frame,
+    diffusion: &Diffusion,
+    p: &FluvialParams,
+    dt_yr: f32,
+) {
+    let n = frame.n;
+    let order = ascending(h);
+    let cells = accumulate(h, &frame.fixed, &order, n);
+    let k_dt = p.erodibility_per_myr * 1e-6 * dt_yr;
+    let uplift = p.uplift_mm_yr * 1e-3 * dt_yr;
+    let lift = |i: usize| uplift * (cap[i] / RELIEF_REF_M).clamp(1.0, 4.0);
+    let cell_area = CELL_M * CELL_M;
+    // Each cell's receiver and its factor F = K dt A^m / distance (0 for a fixed cell or a pit).
+    let factors: Vec<(u32, f32)> = (0..n * n)
+        .into_par_iter()
+        .map(|i| {
+            let (r, distance) = receiver(h, &frame.fixed, i, n);
+            let f = if r as usize == i {
+                0.0
+            } else {
+                k_dt * (cells[i] * cell_area).powf(AREA_EXPONENT) / distance
+            };
+            (r, f)
+        })
+        .collect();
+    // Receivers first (ascending height), so each cell's receiver already has its new height.
+    for &i in &order {
+        let i = i as usize;
+        if frame.fixed[i] {
+            continue;
+        }
+        let (r, f) = factors[i];
+        let lifted = h[i] + lift(i);
+        h[i] = (lifted + f * h[r as usize]) / (1.0 + f);
+    }
+    diffusion.apply(h);
+    h.par_iter_mut()
+        .zip(cap.par_iter())
+        .for_each(|(v, &d)| *v = v.min(d));
+}
+
+/// The rivers stage's multiple-flow-direction accumulation ([`rivers::accumulate`]: shares
+/// ∝ (slope / steepest)^8 among the lower neighbours, in cells, each counting itself) on a grid
+/// whose edge is fixed, so no neighbour needs a bounds test.
+fn accumulate(h: &[f32], fixed: &[bool], order: &[u32], n: usize) -> Vec<f32> {
+    let (ni, d) = (n as isize, std::f32::consts::SQRT_2);
+    let offsets: [(isize, f32); 8] = [
+        (-ni - 1, d),
+        (-ni, 1.0),
+        (-ni + 1, d),
+        (-1, 1.0),
+        (1, 1.0),
+        (ni - 1, d),
+        (ni, 1.0),
+        (ni + 1, d),
+    ];
+    let mut acc = vec![1.0f32; n * n];
+    for &i in order.iter().rev() {
+        let i = i as usize;
+        if fixed[i] {
+            continue;
+        }
+        let mut shares = [0.0f32; 8];
+        let mut steepest = 0.0f32;
+        for (k, &(o, distance)) in offsets.iter().enumerate() {
+            let drop = h[i] - h[(i as isize + o) as usize];
+            if drop > 0.0 {
+                shares[k] = drop / distance;
+                steepest = steepest.max(shares[k]);
+            }
+        }
+        if steepest <= 0.0 {
+            continue;
+        }
+        let mut total = 0.0;
+        for s in shares.iter_mut().filter(|s| **s > 0.0) {
+            *s = rivers::weight(*s / steepest);
+            total += *s;
+        }
+        let a = acc[i] / total;
+        for (k, &(o, _)) in offsets.iter().enumerate() {
+            if shares[k] > 0.0 {
+                acc[(i as isize + o) as usize] += a * shares[k];
+            }
+        }
+    }
+    acc
+}
+
+/// Cell `i`'s steepest lower neighbour and the distance to it, metres (itself for a fixed cell
+/// or a pit).
+fn receiver(h: &[f32], fixed: &[bool], i: usize, n: usize) -> (u32, f32) {
+    if fixed[i] {
+        return (i as u32, CELL_M);
+    }
+    let (x, y) = (i / n, i % n);
+    let mut best = (i as u32, CELL_M, 0.0f32);
+    for (dx, dy) in NEIGHBOURS {
+        let j = (x as isize + dx) as usize * n + (y as isize + dy) as usize;
+        let d = if dx * dy != 0 {
+            CELL_M * std::f32::consts::SQRT_2
+        } else {
+            CELL_M
+        };
+        let slope = (h[i] - h[j]) / d;
+        if slope > best.2 {
+            best = (j as u32, d, slope);
+        }
+    }
+    (best.0, best.1)
+}
+
+/// Implicit linear diffusion, `r` = D dt / dx² per step: a line solve along y for every x, then
+/// along x for every y (each line tridiagonal, fixed cells and the ends held). The lines'
+/// elimination factors depend only on `r` and the fixed cells, so they are made once.
+struct Diffusion {
+    n: usize,
+    r: f32,
+    /// Per line along y (x outer) and per line along x (y outer, through the transpose): each
+    /// cell's c′ and 1 / m of Thomas' forward sweep.
+    along_y: Vec<(f32, f32)>,
+    along_x: Vec<(f32, f32)>,
+}
+
+impl Diffusion {
+    fn new(fixed: &[bool], n: usize, r: f32) -> Diffusion {
+        let factors = |fixed: &[bool]| -> Vec<(f32, f32)> {
+            let mut out = vec![(0.0, 1.0); n * n];
+            out.par_chunks_mut(n)
+                .zip(fixed.par_chunks(n))
+                .for_each(|(line, fixed)| {
+                    let mut prev_c = 0.0f32;
+                    for (i, f) in line.iter_mut().enumerate() {
+                        let hold = fixed[i] || i == 0 || i == n - 1;
+                        let (a, b, c) = if hold { (0.0, 1.0, 0.0) } else { (-r, 1.0 + 2.0 * r, -r) };
+                        let m = b - a * prev_c;
+                        *f = (c / m, 1.0 / m);
+                        prev_c = c / m;
+                    }
+                });
+            out
+        };
+        Diffusion {
+            n,
+            r,
+            along_y: factors(fixed),
+            along_x: factors(&transpose(fixed, n)),
+        }
+    }
+
+    fn apply(&self, h: &mut [f32]) {
+        if self.r <= 0.0 {
+            return;
+        }
+        let n = self.n;
+        let solve = |line: &mut [f32], f: &[(f32, f32)]| {
+            // a = −r off the held cells: the forward sweep d′ᵢ = (dᵢ + r d′ᵢ₋₁) / m.
+            let mut prev = 0.0f32;
+            for (v, &(c, inv_m)) in line.iter_mut().zip(f) {
+                let a = if c == 0.0 { 0.0 } else { self.r };
+                prev = (*v + a * prev) * inv_m;
+                *v = prev;
+            }
+            for i in (0..n - 1).rev() {
+                line[i] -= f[i].0 * line[i + 1];
+            }
+        };
+        h.par_chunks_mut(n)
+            .zip(self.along_y.par_chunks(n))
+            .for_each(|(line, f)| solve(line, f));
+        let mut t = transpose(h, n);
+        t.par_chunks_mut(n)
+            .zip(self.along_x.par_chunks(n))
+            .for_each(|(line, f)| solve(line, f));
+        h.copy_from_slice(&transpose(&t, n));
+    }
+}
+
+fn transpose<T: Copy + Default + Send + Sync>(a: &[T], n: usize) -> Vec<T> {
+    let mut out = vec![T::default(); n * n];
+    out.par_chunks_mut(n).enumerate().for_each(|(y, row)| {
+        for (x, v) in row.iter_mut().enumerate() {
+            *v = a[x * n + y];
+        }
+    });
+    out
+}
+
+fn grid_stats(design: &[f32], carved: &[f32], frame: &Frame) -> FluvialStats {
+    let mut s = FluvialStats::default();
+    let mut total = 0.0f64;
+    for i in 0..design.len() {
+        if design[i] <= 0.0 {
+            continue;
+        }
+        s.land_cells += 1;
+        let d = (design[i] - carved[i]) * frame.weight[i];
+        total += f64::from(d);
+        for (k, limit) in [1.0f32, 10.0, 50.0].into_iter().enumerate() {
+            s.carved_past[k] += usize::from(d > limit);
+        }
+        s.max_carve_m = s.max_carve_m.max(d);
+    }
+    s.mean_carve_m = (total / s.land_cells.max(1) as f64) as f32;
+    s
+}
