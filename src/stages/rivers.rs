@@ -680,9 +680,9 @@ pub fn carve(
 ) -> MapRivers {
     let n = heights.dim().0;
     let mut map = MapRivers::default();
-    // Pixels claimed: (pixel, course, reach); where courses overlap the later one (the river a
-    // tributary joins) keeps the pixel.
-    let mut claims: Vec<(u32, u32, u32)> = Vec::new();
+    // Pixels claimed: (pixel, course, reach, position along the course in points); where
+    // courses overlap the later one (the river a tributary joins) keeps the pixel.
+    let mut claims: Vec<(u32, u32, u32, f32)> = Vec::new();
     let mut course_reaches = Vec::new(); // per course: (first point, reach)
     let dry = |x: usize, y: usize| {
         water[[x, y]] == Water::Dry && crater.distance(x, y) >= CRATER_CORE * crater.radius_px
@@ -707,9 +707,9 @@ pub fn carve(
             // never broken where the centreline runs along pixel edges.
             let half = (width_m(c.discharge(k), p.width_scale) / 2.0 / px_m).max(0.72);
             let reach = reach_at(k) as u32;
-            capsule(pts[k], pts[k + 1], half, n, |x, y| {
+            capsule(pts[k], pts[k + 1], half, n, |x, y, t| {
                 if dry(x, y) {
-                    claims.push(((x * n + y) as u32, ci as u32, reach));
+                    claims.push(((x * n + y) as u32, ci as u32, reach, k as f32 + t));
                 }
             });
         }
@@ -719,15 +719,194 @@ pub fn carve(
     // One reach per pixel: the last course drawn (the larger river) wins.
     claims.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
     claims.dedup_by_key(|c| c.0);
-    map.pixels = claims.iter().map(|&(i, _, r)| (i, r)).collect();
+    let claims = four_connected(claims, n, &dry);
+    map.pixels = claims.iter().map(|&(i, _, r, _)| (i, r)).collect();
+    let along: Vec<f32> = claims.iter().map(|c| c.3).collect();
     let mut river = Bits::new(n * n);
     for &(i, _) in &map.pixels {
         river.set(i as usize);
     }
     let banks = Banks::of(&map, heights, water, &river);
     set_levels(network, &mut map, &course_reaches, &banks, sea, heights);
-    map.low_banks = carve_beds(&map, heights, water, &river, sea);
+    let beds = bed_profiles(network, &map, &course_reaches);
+    map.low_banks = carve_beds(&map, &along, &beds, heights, water, &river, sea);
     map
+}
+
+/// A river bed's least fall, metres per metre of course: a reach's water is flat, its bed
+/// slopes under it so the riverbed is no staircase.
+pub const MIN_BED_SLOPE: f32 = 0.001;
+
+/// Each course's bed at each of its points, raw: from each reach's first point, where it lies
+/// its reach's depth under its level, falling evenly to the next reach's first point (the last
+/// reach at [`MIN_BED_SLOPE`]), and then at least [`MIN_BED_SLOPE`] a metre downstream, never
+/// rising. So the water of a reach is flat and deepens towards its end, and the bed is no
+/// staircase.
+fn bed_profiles(
+    network: &Network,
+    map: &MapRivers,
+    course_reaches: &[Vec<(usize, usize)>],
+) -> Vec<Vec<f32>> {
+    network
+        .courses
+        .iter()
+        .zip(course_reaches)
+        .map(|(c, starts)| {
+            let len = c.points.len();
+            // Distance along the course to each point, metres.
+            let mut at_m = vec![0.0f32; len];
+            for k in 1..len {
+                let (a, b) = (c.points[k - 1], c.points[k]);
+                at_m[k] = at_m[k - 1] + (b[0] - a[0]).hypot(b[1] - a[1]) * WORLD_SIZE_M;
+            }
+            let fall = |metres: f32| metres * MIN_BED_SLOPE / METRES_PER_RAW;
+            // (first point, top of the bed) of the reaches with a level.
+            let tops: Vec<(usize, f32)> = starts
+                .iter()
+                .map(|&(k, r)| {
+                    let reach = map.reaches[r];
+                    (k, reach.level - reach.depth_m / METRES_PER_RAW)
+                })
+                .filter(|t| t.1.is_finite())
+                .collect();
+            let Some(&(first_k, first_top)) = tops.first() else {
+                return vec![f32::INFINITY; len];
+            };
+            let mut bed = Vec::with_capacity(len);
+            let mut prev = f32::INFINITY;
+            let mut seg = 0;
+            for k in 0..len {
+                while seg + 1 < tops.len() && tops[seg + 1].0 <= k {
+                    seg += 1;
+                }
+                let (k0, top0) = tops[seg];
+                let even = if k < first_k {
+                    first_top
+                } else if let Some(&(k1, top1)) = tops.get(seg + 1) {
+                    let t = (at_m[k] - at_m[k0]) / (at_m[k1] - at_m[k0]).max(f32::EPSILON);
+                    top0 + (top1 - top0) * t
+                } else {
+                    top0 - fall(at_m[k] - at_m[k0])
+                };
+                let step = if k == 0 { 0.0 } else { fall(at_m[k] - at_m[k - 1]) };
+                prev = even.min(prev - step);
+                bed.push(prev);
+            }
+            bed
+        })
+        .collect()
+}
+
+/// The claims with every reach one 4-connected set of pixels: where a reach's pixels touch
+/// only diagonally, the dry unclaimed pixel between them joins it; a piece still apart from its
+/// reach's largest joins the reach of a 4-neighbour in another reach (the first in scan
+/// order), or is no river.
+fn four_connected(
+    mut claims: Vec<(u32, u32, u32, f32)>,
+    n: usize,
+    dry: &dyn Fn(usize, usize) -> bool,
+) -> Vec<(u32, u32, u32, f32)> {
+    use std::collections::HashMap;
+    let at = |claims: &[(u32, u32, u32, f32)]| -> HashMap<u32, usize> {
+        claims.iter().enumerate().map(|(k, c)| (c.0, k)).collect()
+    };
+    // Diagonal links within a reach: add the pixel beside both when neither side is claimed.
+    let index = at(&claims);
+    let mut added = Vec::new();
+    for c in &claims {
+        let (x, y) = ((c.0 as usize / n) as isize, (c.0 as usize % n) as isize);
+        for (dx, dy) in [(1isize, 1isize), (1, -1)] {
+            let (qx, qy) = (x + dx, y + dy);
+            if qx < 0 || qy < 0 || qx >= n as isize || qy >= n as isize {
+                continue;
+            }
+            let q = (qx as usize * n + qy as usize) as u32;
+            let Some(&k) = index.get(&q) else { continue };
+            if claims[k].2 != c.2 {
+                continue;
+            }
+            let side_a = (qx as usize * n + y as usize) as u32;
+            let side_b = (x as usize * n + qy as usize) as u32;
+            let linked = [side_a, side_b]
+                .iter()
+                .any(|p| index.get(p).is_some_and(|&j| claims[j].2 == c.2));
+            if !linked && !index.contains_key(&side_a) && dry(qx as usize, y as usize) {
+                added.push((side_a, c.1, c.2, (c.3 + claims[k].3) / 2.0));
+            } else if !linked && !index.contains_key(&side_b) && dry(x as usize, qy as usize) {
+                added.push((side_b, c.1, c.2, (c.3 + claims[k].3) / 2.0));
+            }
+        }
+    }
+    claims.extend(added);
+    claims.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    claims.dedup_by_key(|c| c.0);
+    // Pieces: 4-connected components of each reach's pixels, by flood from each unseen pixel.
+    let index = at(&claims);
+    let mut piece = vec![u32::MAX; claims.len()];
+    let mut sizes: Vec<(u32, usize)> = Vec::new(); // (reach, size) per piece
+    let neighbours = |p: u32| {
+        let (x, y) = (p as usize / n, p as usize % n);
+        let mut out = [None; 4];
+        if x > 0 {
+            out[0] = Some(p - n as u32);
+        }
+        if x + 1 < n {
+            out[1] = Some(p + n as u32);
+        }
+        if y > 0 {
+            out[2] = Some(p - 1);
+        }
+        if y + 1 < n {
+            out[3] = Some(p + 1);
+        }
+        out
+    };
+    for start in 0..claims.len() {
+        if piece[start] != u32::MAX {
+            continue;
+        }
+        let id = sizes.len() as u32;
+        let reach = claims[start].2;
+        let mut stack = vec![start];
+        piece[start] = id;
+        let mut size = 0;
+        while let Some(k) = stack.pop() {
+            size += 1;
+            for q in neighbours(claims[k].0).into_iter().flatten() {
+                if let Some(&j) = index.get(&q) {
+                    if piece[j] == u32::MAX && claims[j].2 == reach {
+                        piece[j] = id;
+                        stack.push(j);
+                    }
+                }
+            }
+        }
+        sizes.push((reach, size));
+    }
+    // Each reach's largest piece (the first in scan order on ties) stays.
+    let mut largest: HashMap<u32, (usize, u32)> = HashMap::new();
+    for (id, &(reach, size)) in sizes.iter().enumerate() {
+        let e = largest.entry(reach).or_insert((0, id as u32));
+        if size > e.0 {
+            *e = (size, id as u32);
+        }
+    }
+    let mut kept = Vec::with_capacity(claims.len());
+    for (k, c) in claims.iter().enumerate() {
+        if largest[&c.2].1 == piece[k] {
+            kept.push(*c);
+            continue;
+        }
+        let other = neighbours(c.0)
+            .into_iter()
+            .flatten()
+            .filter_map(|q| index.get(&q))
+            .find(|&&j| claims[j].2 != c.2 && largest[&claims[j].2].1 == piece[j]);
+        if let Some(&j) = other {
+            kept.push((c.0, claims[j].1, claims[j].2, claims[j].3));
+        }
+    }
+    kept
 }
 
 /// Splits course `ci` (its points `pts` in pixels) into reaches by ground drop and length,
@@ -878,12 +1057,22 @@ fn set_levels(
         }
         map.river_reaches.push(kept);
     }
-    // A reach whose level is still unknown (no banks anywhere upstream) sits at its lowest pixel.
+    // A reach whose level is still unknown (no banks anywhere upstream) sits at its lowest
+    // pixel, and never below the reach downstream of it.
     let n = heights.dim().0;
+    let mut lowest = vec![f32::INFINITY; map.reaches.len()];
     for &(i, r) in &map.pixels {
-        let reach = &mut map.reaches[r as usize];
-        if !reach.level.is_finite() {
-            reach.level = heights[[i as usize / n, i as usize % n]];
+        let h = heights[[i as usize / n, i as usize % n]];
+        lowest[r as usize] = lowest[r as usize].min(h);
+    }
+    for kept in &map.river_reaches {
+        let mut below = f32::NEG_INFINITY;
+        for &r in kept.iter().rev() {
+            let reach = &mut map.reaches[r as usize];
+            if !reach.level.is_finite() {
+                reach.level = lowest[r as usize].max(below);
+            }
+            below = reach.level;
         }
     }
 }
@@ -892,6 +1081,8 @@ fn set_levels(
 /// sea), then carves every river pixel's bed; returns the banks raised.
 fn carve_beds(
     map: &MapRivers,
+    along: &[f32],
+    beds: &[Vec<f32>],
     heights: &mut Array2<f32>,
     water: &Array2<Water>,
     river: &Bits,
@@ -908,13 +1099,20 @@ fn carve_beds(
             }
         }
     }
-    for &(i, r) in &map.pixels {
+    for (&(i, r), &a) in map.pixels.iter().zip(along) {
         let (x, y) = (i as usize / n, i as usize % n);
         let reach = map.reaches[r as usize];
         // The bed never goes under the sea (the waterline is the classification's), so a reach
-        // whose banks barely stand above the sea is shallower than its discharge asks.
+        // whose banks barely stand above the sea is shallower than its discharge asks. Along
+        // the course it falls between its points' profile heights, and never above its level.
         let floor = sea.at(y) + SEA_MARGIN_M / METRES_PER_RAW;
-        let bed = (reach.level - reach.depth_m / METRES_PER_RAW).max(floor);
+        let profile = &beds[reach.course];
+        let k = (a as usize).min(profile.len() - 1);
+        let t = a - k as f32;
+        let next = profile[(k + 1).min(profile.len() - 1)];
+        let sloped = profile[k] * (1.0 - t) + next * t;
+        let flat = reach.level - reach.depth_m / METRES_PER_RAW;
+        let bed = if sloped.is_finite() { sloped.min(flat) } else { flat }.max(floor);
         let h = &mut heights[[x, y]];
         *h = h.min(bed).max(h.min(floor));
     }
@@ -945,8 +1143,15 @@ fn nearest_reach(
         .find(|&r| count[r] > 0)
 }
 
-/// Calls `mark` for every pixel whose centre lies within `half` pixels of segment a–b.
-fn capsule(a: [f32; 2], b: [f32; 2], half: f32, n: usize, mut mark: impl FnMut(usize, usize)) {
+/// Calls `mark` for every pixel whose centre lies within `half` pixels of segment a–b, with
+/// where along it (0 at a, 1 at b) the centre's nearest point lies.
+fn capsule(
+    a: [f32; 2],
+    b: [f32; 2],
+    half: f32,
+    n: usize,
+    mut mark: impl FnMut(usize, usize, f32),
+) {
     let lo = |p: f32, q: f32| ((p.min(q) - half - 0.5).floor().max(0.0)) as usize;
     let hi = |p: f32, q: f32| ((p.max(q) + half + 0.5).ceil().max(0.0) as usize).min(n - 1);
     let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
@@ -961,7 +1166,7 @@ fn capsule(a: [f32; 2], b: [f32; 2], half: f32, n: usize, mut mark: impl FnMut(u
             };
             let (px, py) = (a[0] + t * dx - cx, a[1] + t * dy - cy);
             if px * px + py * py <= half * half {
-                mark(x, y);
+                mark(x, y, t);
             }
         }
     }
