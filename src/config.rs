@@ -845,7 +845,13 @@ fn fluvial(v: &mut Validator, raw: &RawConfig, d: &FluvialConfig) -> FluvialConf
             0.1,
             100.0,
         ),
-        uplift_mm_yr: v.float("ErosionUplift", raw.erosion_uplift, d.uplift_mm_yr, 0.0, 10.0),
+        uplift_mm_yr: v.float(
+            "ErosionUplift",
+            raw.erosion_uplift,
+            d.uplift_mm_yr,
+            0.0,
+            10.0,
+        ),
         diffusivity_m2_yr: v.float(
             "ErosionDiffusivity",
             raw.erosion_diffusivity,

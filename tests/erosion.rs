@@ -18,7 +18,11 @@ fn config(size: u32, erosion: bool) -> Config {
     let mut c = Config::from_json("{}", "defaults").unwrap().config;
     c.map_size = size;
     c.skip_roads = true; // roads have their own tests
-    c.erosion.model = if erosion { ErosionModel::Droplets } else { ErosionModel::Off };
+    c.erosion.model = if erosion {
+        ErosionModel::Droplets
+    } else {
+        ErosionModel::Off
+    };
     // Rivers carve after erosion, from the heights erosion leaves: off here, so the carve
     // compared is erosion's alone (tests/rivers.rs covers the two together).
     c.rivers = false;

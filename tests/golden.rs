@@ -16,15 +16,16 @@ use islagen::progress::Progress;
 use islagen::{pipeline, render as snapshot};
 use serde::{Deserialize, Serialize};
 
-/// (seed, MapSize, erosion, rivers): seeds at 512 and one at 1024 with the defaults (roads
-/// and rivers included), one at 512 with erosion on, and one with rivers off — its digests are
-/// those of the pipeline before rivers existed, which proves "off" leaves no trace.
-const CASES: [(i32, u32, bool, bool); 5] = [
-    (1, 512, false, true),
-    (42, 512, false, true),
-    (1_280_587_109, 512, false, false),
-    (42, 1024, false, true),
-    (7, 512, true, true),
+/// (seed, MapSize, Erosion, rivers): seeds at 512 and one at 1024 with the defaults (fluvial
+/// relief, roads and rivers included), one at 512 with droplet erosion (v1), and one with
+/// erosion and rivers off — its digests are those of the pipeline before rivers and the fluvial
+/// relief existed, which proves "off" leaves no trace.
+const CASES: [(i32, u32, &str, bool); 5] = [
+    (1, 512, "v2", true),
+    (42, 512, "v2", true),
+    (1_280_587_109, 512, "off", false),
+    (42, 1024, "v2", true),
+    (7, 512, "v1", true),
 ];
 const SNAPSHOTS: [&str; 5] = ["0_height", "0_water", "1_biomes", "2_towns", "3_roads"];
 
@@ -32,8 +33,9 @@ const SNAPSHOTS: [&str; 5] = ["0_height", "0_water", "1_biomes", "2_towns", "3_r
 struct Entry {
     seed: i32,
     map_size: u32,
-    #[serde(default)]
-    erosion: bool,
+    /// The Erosion model: "v2" (the default), "v1" or "off".
+    #[serde(default = "erosion_off")]
+    erosion: String,
     #[serde(default = "rivers_on")]
     rivers: bool,
     /// World digest of the v2 file.
@@ -58,6 +60,10 @@ fn rivers_on() -> bool {
     true
 }
 
+fn erosion_off() -> String {
+    "off".into()
+}
+
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("golden")
 }
@@ -67,14 +73,18 @@ fn image_name(seed: i32, snapshot: &str) -> String {
 }
 
 /// Generates and exports one case into a fresh folder; returns the folder and its entry.
-fn regenerate(seed: i32, size: u32, erosion: bool, rivers: bool) -> (PathBuf, Entry) {
+fn regenerate(seed: i32, size: u32, erosion: &str, rivers: bool) -> (PathBuf, Entry) {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("golden")
         .join(format!("{seed}_{size}"));
     let _ = std::fs::remove_dir_all(&out);
     let mut config = Config::from_json("{}", "defaults").unwrap().config;
     config.map_size = size;
-    config.erosion.model = if erosion { ErosionModel::Droplets } else { ErosionModel::Off };
+    config.erosion.model = match erosion {
+        "v2" => ErosionModel::Fluvial,
+        "v1" => ErosionModel::Droplets,
+        _ => ErosionModel::Off,
+    };
     config.rivers = rivers;
     let mut world = pipeline::generate(&config, seed, &Progress::hidden()).unwrap();
     pipeline::export(&mut world, &out, &Progress::hidden()).unwrap();
@@ -85,7 +95,7 @@ fn regenerate(seed: i32, size: u32, erosion: bool, rivers: bool) -> (PathBuf, En
     let entry = Entry {
         seed,
         map_size: size,
-        erosion,
+        erosion: erosion.into(),
         rivers,
         v2_world: v2.world,
         v2_sections: v2.sections.into_iter().map(|(t, h)| [t, h]).collect(),
@@ -124,8 +134,7 @@ fn golden_worlds_are_unchanged() {
             continue;
         }
         let case = format!(
-            "seed {seed} at {size}{}{}",
-            if erosion { " with erosion" } else { "" },
+            "seed {seed} at {size} with erosion {erosion}{}",
             if rivers { "" } else { " without rivers" }
         );
         match manifest.worlds.iter().find(|e| {

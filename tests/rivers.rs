@@ -105,6 +105,11 @@ fn reaches_drain_sit_in_their_channels_and_step_down() {
                 wet += usize::from(id != 0);
             }
             let k = body.len();
+            if k < 16 {
+                // A short tributary's few pixels may have joined the reach of the river it
+                // meets (every reach is one 4-connected piece).
+                continue;
+            }
             // A point may fall outside the drawn channel where the map's own coast (finer than
             // the hydrology grid) or the crater's protected core takes the river's last cells.
             assert!(
@@ -122,6 +127,76 @@ fn reaches_drain_sit_in_their_channels_and_step_down() {
         }
         assert!(stats.length_km > 1.0 && stats.largest_catchment_km2 > 0.0);
         let _ = METRES_PER_RAW;
+    }
+}
+
+/// Issue 26: every reach is one 4-connected set of WBID pixels, and the beds slope: a river
+/// pixel's lowest neighbour on the river (or the water it ends in) lies strictly lower on all
+/// but a few pixels (the bed's floor at the sea), where before each reach's bed was one flat
+/// height.
+#[test]
+fn reaches_are_4_connected_and_their_beds_slope() {
+    for seed in [42, 7] {
+        let w = world(seed, 1024);
+        let bp = &w.blueprint;
+        let ids = bp.water_ids.as_ref().unwrap();
+        let (level, river) = reach_levels(&w);
+        let n = bp.side();
+        // Components per reach id, by flood fill over 4-neighbours.
+        let mut seen = vec![false; n * n];
+        let mut pieces = vec![0usize; level.len()];
+        for ((x, y), &id) in ids.indexed_iter() {
+            if !river[usize::from(id)] || seen[x * n + y] {
+                continue;
+            }
+            pieces[usize::from(id)] += 1;
+            let mut stack = vec![(x, y)];
+            seen[x * n + y] = true;
+            while let Some((cx, cy)) = stack.pop() {
+                for (dx, dy) in [(-1isize, 0isize), (1, 0), (0, -1), (0, 1)] {
+                    let (nx, ny) = (cx as isize + dx, cy as isize + dy);
+                    if nx < 0 || ny < 0 || nx >= n as isize || ny >= n as isize {
+                        continue;
+                    }
+                    let (nx, ny) = (nx as usize, ny as usize);
+                    if !seen[nx * n + ny] && ids[[nx, ny]] == id {
+                        seen[nx * n + ny] = true;
+                        stack.push((nx, ny));
+                    }
+                }
+            }
+        }
+        let split: Vec<usize> = (0..level.len()).filter(|&i| pieces[i] > 1).collect();
+        assert!(
+            split.is_empty(),
+            "seed {seed}: reaches in pieces: {split:?}"
+        );
+        // Zero-slope river pixels: no neighbour on water strictly below (beds 1 m or more
+        // above the sea: nearer it the bed stops at sea + margin, flat by design).
+        let (mut pixels, mut flat) = (0usize, 0usize);
+        for ((x, y), &id) in ids.indexed_iter() {
+            let sea = w.sea.at(y);
+            if !river[usize::from(id)] || (bp.heights[[x, y]] - sea) * METRES_PER_RAW < 1.0 {
+                continue;
+            }
+            pixels += 1;
+            let h = bp.heights[[x, y]];
+            let lower = NEIGHBOURS.iter().any(|(dx, dy)| {
+                let (nx, ny) = (x as isize + dx, y as isize + dy);
+                nx >= 0
+                    && ny >= 0
+                    && nx < n as isize
+                    && ny < n as isize
+                    && ids[[nx as usize, ny as usize]] != 0
+                    && bp.heights[[nx as usize, ny as usize]] < h
+            });
+            flat += usize::from(!lower);
+        }
+        eprintln!("seed {seed}: {flat} of {pixels} river pixels without a lower wet neighbour");
+        assert!(
+            (flat as f64) <= 0.05 * pixels as f64,
+            "seed {seed}: {flat} of {pixels} river pixels flat"
+        );
     }
 }
 

@@ -48,7 +48,7 @@ pub fn ascending(h: &[f32]) -> Vec<u32> {
         for &k in &keys {
             count[((k >> shift) & 0xff) as usize + 1] += 1;
         }
-        if count[1..].iter().any(|&c| c == n) {
+        if count[1..].contains(&n) {
             continue; // every key shares this digit: the pass would not move anything
         }
         for d in 0..256 {

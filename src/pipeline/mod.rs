@@ -177,6 +177,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
             None,
             Some(carve_valleys(
                 config,
+                seed,
                 &mut relief.heights,
                 &sea,
                 &island.crater,
@@ -415,6 +416,7 @@ fn erode_relief(
 
 fn carve_valleys(
     config: &Config,
+    seed: i32,
     heights: &mut Array2<f32>,
     sea: &SeaLevel,
     crater: &Crater,
@@ -422,7 +424,19 @@ fn carve_valleys(
 ) -> Result<Landscape, ErosionError> {
     let p = params::fluvial(&config.erosion);
     let stage = progress.stage("fluvial relief", p.steps.into());
-    let landscape = fluvial::relief(heights, sea, crater, &p, &|| stage.tick())?;
+    // The landscape grid's design is the same island made at the grid's own size, whatever the
+    // map's: so every MapSize carves the same valleys and a preview tells the truth about the
+    // full-size world (a map resampled onto the grid differs with its resolution: its fine
+    // detail, or the lack of it, moves the drainage).
+    let g = fluvial::GRID;
+    let grid = (config.map_size as usize != g).then(|| {
+        let mut fine = config.clone();
+        fine.map_size = g as u32;
+        let sea = params::sea(&fine);
+        let island = shape_island(&fine, seed, &sea, &Progress::hidden());
+        elevate(&fine, seed, &island, &sea, &Progress::hidden()).heights
+    });
+    let landscape = fluvial::relief(heights, grid, sea, crater, &p, &|| stage.tick())?;
     stage.finish();
     let s = &landscape.stats;
     tracing::info!(
@@ -594,9 +608,8 @@ fn with_landscape_terrain<T>(
     let z = &landscape.heights;
     let raw = |u: f32, v: f32| z[cell(u) * g + cell(v)];
     let metres = |u: f32, v: f32| units::raw_to_m(raw(u, v) - grid_sea.at(cell(v)));
-    let outlet = |u: f32, v: f32| {
-        water[[row(u), row(v)]] != Water::Dry || raw(u, v) < grid_sea.at(cell(v))
-    };
+    let outlet =
+        |u: f32, v: f32| water[[row(u), row(v)]] != Water::Dry || raw(u, v) < grid_sea.at(cell(v));
     f(&rivers::Terrain {
         raw: &raw,
         metres: &metres,

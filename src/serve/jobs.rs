@@ -195,7 +195,8 @@ impl Jobs {
             size: req.size,
             state: State::Running,
             stage: "starting".into(),
-            expected: BASE_STAGES + usize::from(checked.erosion.model != crate::config::ErosionModel::Off)
+            expected: BASE_STAGES
+                + usize::from(checked.erosion.model != crate::config::ErosionModel::Off)
                 - usize::from(checked.skip_roads)
                 - usize::from(!checked.rivers),
             ..Job::default()

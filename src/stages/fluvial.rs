@@ -3,8 +3,9 @@
 //!
 //! **The same valleys at every MapSize.** The landscape evolves on a fixed grid of [`GRID`]²
 //! cells of [`CELL_M`] metres over the whole world — the rivers' hydrology grid, so rivers and
-//! valleys are one drainage. The map's heights are box-averaged onto it (interpolated on maps
-//! coarser than it), the grid evolves, and the depth it lost is brought back to every map pixel
+//! valleys are one drainage. The design on it is the elevation made at the grid's own size (the
+//! caller's), or the map's heights box-averaged onto it (interpolated on maps coarser than it),
+//! the grid evolves, and the depth it lost is brought back to every map pixel
 //! (interpolated, or averaged over the pixel's footprint) through the same governors as the
 //! droplet erosion ([`super::erosion::Limits`]). Every dial is physical: erodibility per year,
 //! uplift in mm/yr, diffusivity in m²/yr, the time the land has had in Myr.
@@ -142,9 +143,13 @@ struct Frame {
     weight: Vec<f32>,
 }
 
-/// Carves valleys into `heights` (the elevation map, raw units) in place.
+/// Carves valleys into `heights` (the elevation map, raw units) in place. `grid` is the design
+/// on the landscape grid when the caller has it (the pipeline makes the same elevation at the
+/// grid's own size, so every MapSize carves the same valleys); without it the map is resampled
+/// onto the grid.
 pub fn relief(
     heights: &mut Array2<f32>,
+    grid: Option<Array2<f32>>,
     sea: &SeaLevel,
     crater: &Crater,
     p: &FluvialParams,
@@ -167,7 +172,10 @@ pub fn relief(
         radius_px: crater.radius_px * scale,
         wobble: crater.wobble,
     };
-    let raw = erosion::to_working(heights, g);
+    let raw = match grid {
+        Some(raw) if raw.dim() == (g, g) => raw,
+        _ => erosion::to_working(heights, g),
+    };
     // Metres above the local sea; sea cells at the base level, 0.
     let design: Vec<f32> = raw
         .indexed_iter()
@@ -423,7 +431,11 @@ impl Diffusion {
                     let mut prev_c = 0.0f32;
                     for (i, f) in line.iter_mut().enumerate() {
                         let hold = fixed[i] || i == 0 || i == n - 1;
-                        let (a, b, c) = if hold { (0.0, 1.0, 0.0) } else { (-r, 1.0 + 2.0 * r, -r) };
+                        let (a, b, c) = if hold {
+                            (0.0, 1.0, 0.0)
+                        } else {
+                            (-r, 1.0 + 2.0 * r, -r)
+                        };
                         let m = b - a * prev_c;
                         *f = (c / m, 1.0 / m);
                         prev_c = c / m;
@@ -494,4 +506,186 @@ fn grid_stats(design: &[f32], carved: &[f32], frame: &Frame) -> FluvialStats {
     }
     s.mean_carve_m = (total / s.land_cells.max(1) as f64) as f32;
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stages::sea::SeaModel;
+
+    fn dials() -> FluvialParams {
+        FluvialParams {
+            erodibility_per_myr: 50.0,
+            uplift_mm_yr: 0.2,
+            diffusivity_m2_yr: 0.0,
+            maturity_myr: 20.0,
+            steps: 40,
+            sea_margin_m: 0.5,
+            crater_mode: CraterMode::Feather,
+            crater_core: 0.8,
+            crater_feather: 1.05,
+        }
+    }
+
+    /// A cone island of `top` metres in the middle of the grid, with a little relief so flow
+    /// has somewhere to go.
+    fn cone(top: f32) -> Vec<f32> {
+        let n = GRID;
+        (0..n * n)
+            .map(|i| {
+                let (x, y) = (
+                    (i / n) as f32 / n as f32 - 0.5,
+                    (i % n) as f32 / n as f32 - 0.5,
+                );
+                let r = x.hypot(y) / 0.4;
+                let ripple = 2.0 * ((x * 97.0).sin() * (y * 89.0).cos());
+                (top * (1.0 - r) + ripple).max(-1.0)
+            })
+            .collect()
+    }
+
+    /// Braun & Willett's steady state: where the channels have been graded below the design,
+    /// every cell's slope to its receiver is (U/K) A^−m, the stream-power law solved exactly.
+    #[test]
+    fn graded_channels_reach_the_stream_power_steady_state() {
+        let p = dials();
+        // Under RELIEF_REF_M everywhere, so uplift is the dial's.
+        let design = cone(RELIEF_REF_M * 0.99);
+        let h = evolve_metres(&design, &p, &|| {});
+        let n = GRID;
+        let fixed: Vec<bool> = (0..n * n)
+            .map(|i| {
+                let (x, y) = (i / n, i % n);
+                design[i] <= 0.0 || x == 0 || y == 0 || x == n - 1 || y == n - 1
+            })
+            .collect();
+        let order = ascending(&h);
+        let cells = accumulate(&h, &fixed, &order, n);
+        let ks = p.uplift_mm_yr * 1e-3 / (p.erodibility_per_myr * 1e-6);
+        let mut errors = Vec::new();
+        for i in 0..n * n {
+            // Graded cells: well below the design, with a real catchment.
+            if fixed[i] || h[i] > design[i] - 5.0 || cells[i] < 50.0 {
+                continue;
+            }
+            let (r, d) = receiver(&h, &fixed, i, n);
+            if r as usize == i {
+                continue;
+            }
+            let s = (h[i] - h[r as usize]) / d;
+            let expected = ks * (cells[i] * CELL_M * CELL_M).powf(-AREA_EXPONENT);
+            errors.push((s / expected - 1.0).abs());
+        }
+        errors.sort_by(f32::total_cmp);
+        assert!(errors.len() > 1000, "{} graded cells", errors.len());
+        let median = errors[errors.len() / 2];
+        let p90 = errors[errors.len() * 9 / 10];
+        eprintln!(
+            "{} graded cells: median error {median}, p90 {p90}",
+            errors.len()
+        );
+        assert!(median < 0.02 && p90 < 0.15, "median {median}, p90 {p90}");
+    }
+
+    #[test]
+    fn the_land_only_goes_down_and_never_above_its_design() {
+        let design = cone(300.0);
+        let h = evolve_metres(&design, &dials(), &|| {});
+        for (i, (&d, &e)) in design.iter().zip(&h).enumerate() {
+            assert!(e <= d.max(0.0), "cell {i}: {e} above its design {d}");
+            assert!(e >= 0.0, "cell {i} below sea: {e}");
+        }
+        let lowered = design
+            .iter()
+            .zip(&h)
+            .filter(|(d, e)| **d - **e > 10.0)
+            .count();
+        assert!(lowered > 10_000, "only {lowered} cells carved past 10 m");
+    }
+
+    /// Thomas' algorithm answers the implicit diffusion equations it stands for.
+    #[test]
+    fn a_diffusion_line_solves_its_equations() {
+        let n = 64;
+        let r = 7.5;
+        let mut fixed = vec![false; n * n];
+        fixed[n * 3 + 20] = true;
+        let d = Diffusion::new(&fixed, n, r);
+        let before: Vec<f32> = (0..n * n).map(|i| ((i * 37) % 101) as f32).collect();
+        let mut line = before[..n].to_vec();
+        // The first line along y (x = 0 is an edge only for the x pass).
+        let f = &d.along_y[..n];
+        let mut prev = 0.0f32;
+        for (v, &(c, inv_m)) in line.iter_mut().zip(f) {
+            let a = if c == 0.0 { 0.0 } else { r };
+            prev = (*v + a * prev) * inv_m;
+            *v = prev;
+        }
+        for i in (0..n - 1).rev() {
+            line[i] -= f[i].0 * line[i + 1];
+        }
+        assert_eq!(line[0], before[0]);
+        assert_eq!(line[n - 1], before[n - 1]);
+        for i in 1..n - 1 {
+            let lhs = (1.0 + 2.0 * r) * line[i] - r * line[i - 1] - r * line[i + 1];
+            assert!(
+                (lhs - before[i]).abs() < 1e-3,
+                "row {i}: {lhs} vs {}",
+                before[i]
+            );
+        }
+        // And the whole pass holds fixed cells and smooths the rest.
+        let mut h = before.clone();
+        d.apply(&mut h);
+        assert_eq!(h[n * 3 + 20], before[n * 3 + 20]);
+        let rough = |v: &[f32]| v.windows(2).map(|w| (w[1] - w[0]).abs()).sum::<f32>();
+        assert!(rough(&h) < 0.5 * rough(&before));
+    }
+
+    /// The relief on a map: guarantees checked on exit (the error path), same bytes on one
+    /// thread and on two.
+    #[test]
+    fn relief_keeps_the_sea_and_the_crater_and_is_the_same_on_any_thread_count() {
+        let n = 512;
+        let sea = SeaLevel::new(SeaModel::Flat(0.15), n);
+        let crater = Crater {
+            center: [256.0, 120.0],
+            radius_px: 30.0,
+            wobble: [[0.0; 2]; 4],
+        };
+        let map = Array2::from_shape_fn((n, n), |(x, y)| {
+            let (u, v) = (x as f32 / n as f32 - 0.5, y as f32 / n as f32 - 0.5);
+            let r = u.hypot(v) / 0.42;
+            0.15 + (1.0 - r) * 1.2 + 0.01 * ((u * 60.0).sin() + (v * 70.0).cos())
+        });
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut h = map.clone();
+                let mut p = dials();
+                p.maturity_myr = 2.0;
+                p.steps = 6;
+                p.diffusivity_m2_yr = 0.002;
+                let l = relief(&mut h, None, &sea, &crater, &p, &|| {}).unwrap();
+                (h, l)
+            })
+        };
+        let (one, l1) = run(1);
+        let (two, l2) = run(2);
+        assert!(one
+            .iter()
+            .zip(two.iter())
+            .all(|(a, b)| a.to_bits() == b.to_bits()));
+        assert_eq!(l1.stats, l2.stats);
+        assert!(l1.stats.carved_past[1] > 100, "{:?}", l1.stats);
+        for (((x, y), &a), &b) in one.indexed_iter().zip(map.iter()) {
+            assert!(a <= b);
+            if b < sea.at(y) || crater.distance(x, y) < 0.8 * crater.radius_px {
+                assert_eq!(a, b, "({x}, {y}) changed");
+            }
+        }
+    }
 }

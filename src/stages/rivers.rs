@@ -788,7 +788,11 @@ fn bed_profiles(
                 } else {
                     top0 - fall(at_m[k] - at_m[k0])
                 };
-                let step = if k == 0 { 0.0 } else { fall(at_m[k] - at_m[k - 1]) };
+                let step = if k == 0 {
+                    0.0
+                } else {
+                    fall(at_m[k] - at_m[k - 1])
+                };
                 prev = even.min(prev - step);
                 bed.push(prev);
             }
@@ -1112,7 +1116,12 @@ fn carve_beds(
         let next = profile[(k + 1).min(profile.len() - 1)];
         let sloped = profile[k] * (1.0 - t) + next * t;
         let flat = reach.level - reach.depth_m / METRES_PER_RAW;
-        let bed = if sloped.is_finite() { sloped.min(flat) } else { flat }.max(floor);
+        let bed = if sloped.is_finite() {
+            sloped.min(flat)
+        } else {
+            flat
+        }
+        .max(floor);
         let h = &mut heights[[x, y]];
         *h = h.min(bed).max(h.min(floor));
     }
@@ -1145,13 +1154,7 @@ fn nearest_reach(
 
 /// Calls `mark` for every pixel whose centre lies within `half` pixels of segment a–b, with
 /// where along it (0 at a, 1 at b) the centre's nearest point lies.
-fn capsule(
-    a: [f32; 2],
-    b: [f32; 2],
-    half: f32,
-    n: usize,
-    mut mark: impl FnMut(usize, usize, f32),
-) {
+fn capsule(a: [f32; 2], b: [f32; 2], half: f32, n: usize, mut mark: impl FnMut(usize, usize, f32)) {
     let lo = |p: f32, q: f32| ((p.min(q) - half - 0.5).floor().max(0.0)) as usize;
     let hi = |p: f32, q: f32| ((p.max(q) + half + 0.5).ceil().max(0.0) as usize).min(n - 1);
     let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
