@@ -35,7 +35,11 @@ fn main() -> anyhow::Result<()> {
     let median = times[times.len() / 2];
     std::fs::write(out.join("heights.f32"), bytemuck::cast_slice(&design))?;
     std::fs::write(out.join("dials.json"), serde_json::to_string_pretty(&p)?)?;
-    let lowered = design.iter().zip(&carved).filter(|(d, c)| *d - *c > 1.0).count();
+    let lowered = design
+        .iter()
+        .zip(&carved)
+        .filter(|(d, c)| *d - *c > 1.0)
+        .count();
     println!(
         "seed {seed}: islagen fluvial step (MFD routing + implicit stream power + implicit diffusion) on {GRID}² cells: {median:.4} s/step median of {} steps on {} threads; {lowered} cells lowered past 1 m",
         times.len(),

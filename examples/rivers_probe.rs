@@ -18,7 +18,11 @@ fn run(seed: i32, size: u32, erosion: bool, rivers: bool) -> anyhow::Result<Worl
     let mut c = Config::from_json("{}", "defaults")?.config;
     c.map_size = size;
     c.skip_roads = true;
-    c.erosion.model = if erosion { ErosionModel::Droplets } else { ErosionModel::Off };
+    c.erosion.model = if erosion {
+        ErosionModel::Droplets
+    } else {
+        ErosionModel::Off
+    };
     c.rivers = rivers;
     Ok(pipeline::generate(&c, seed, &Progress::hidden())?)
 }
