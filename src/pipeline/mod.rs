@@ -4,7 +4,8 @@
 //! Order (GENERATOR.md steps 1–4 and the biome half of 6):
 //! topography → mainland fill → crater placement and carve → mainland fill again (a carve can
 //! never leave a severed fragment) → water classification → elevation (height curve, detail,
-//! coast shelf) → droplet erosion of the elevation (when on) → biomes → water bodies →
+//! coast shelf) → erosion of the elevation (v2 fluvial relief, the default, or v1 droplets) →
+//! rivers (on the fluvial relief's grid when it ran) → biomes → water bodies →
 //! priority-flood basins (diagnostics) → towns → roads (unless SkipRoads). Every edit that moves
 //! the waterline happens on the raw *classify* heights before the elevation is made from them
 //! pixel by pixel, so the exported waterline is the classify map's by construction.
