@@ -719,7 +719,7 @@ pub fn carve(
     // One reach per pixel: the last course drawn (the larger river) wins.
     claims.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
     claims.dedup_by_key(|c| c.0);
-    let claims = four_connected(claims, n, &dry);
+    let claims = four_connected(claims, n, &dry, &mut map.reaches, &mut course_reaches);
     map.pixels = claims.iter().map(|&(i, _, r, _)| (i, r)).collect();
     let along: Vec<f32> = claims.iter().map(|c| c.3).collect();
     let mut river = Bits::new(n * n);
@@ -801,14 +801,19 @@ fn bed_profiles(
         .collect()
 }
 
-/// The claims with every reach one 4-connected set of pixels: where a reach's pixels touch
-/// only diagonally, the dry unclaimed pixel between them joins it; a piece still apart from its
-/// reach's largest joins the reach of a 4-neighbour in another reach (the first in scan
-/// order), or is no river.
+/// The claims with every reach one 4-connected set of pixels: where a course's pixels touch
+/// only diagonally, the dry unclaimed pixel between them joins it (the reach of the first);
+/// a piece still apart from its reach's largest joins the reach of a 4-neighbour in another
+/// reach (the first in scan order), or becomes a reach of its own on the same course (added to
+/// `reaches` and to its course's list). Which pixels are river depends only on the courses and
+/// the water, never on the heights (the reaches' boundaries do): BIOM stays independent of the
+/// curve, the detail and the shelf.
 fn four_connected(
     mut claims: Vec<(u32, u32, u32, f32)>,
     n: usize,
     dry: &dyn Fn(usize, usize) -> bool,
+    reaches: &mut Vec<Reach>,
+    course_reaches: &mut [Vec<(usize, usize)>],
 ) -> Vec<(u32, u32, u32, f32)> {
     use std::collections::HashMap;
     let at = |claims: &[(u32, u32, u32, f32)]| -> HashMap<u32, usize> {
@@ -826,14 +831,14 @@ fn four_connected(
             }
             let q = (qx as usize * n + qy as usize) as u32;
             let Some(&k) = index.get(&q) else { continue };
-            if claims[k].2 != c.2 {
+            if claims[k].1 != c.1 {
                 continue;
             }
             let side_a = (qx as usize * n + y as usize) as u32;
             let side_b = (x as usize * n + qy as usize) as u32;
             let linked = [side_a, side_b]
                 .iter()
-                .any(|p| index.get(p).is_some_and(|&j| claims[j].2 == c.2));
+                .any(|p| index.get(p).is_some_and(|&j| claims[j].1 == c.1));
             if !linked && !index.contains_key(&side_a) && dry(qx as usize, y as usize) {
                 added.push((side_a, c.1, c.2, (c.3 + claims[k].3) / 2.0));
             } else if !linked && !index.contains_key(&side_b) && dry(x as usize, qy as usize) {
@@ -895,22 +900,48 @@ fn four_connected(
             *e = (size, id as u32);
         }
     }
-    let mut kept = Vec::with_capacity(claims.len());
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); sizes.len()];
+    for (k, &id) in piece.iter().enumerate() {
+        members[id as usize].push(k);
+    }
+    // A stray piece's new home: a 4-neighbouring reach's largest piece, else a reach of its own.
+    let mut home: HashMap<u32, (u32, u32)> = HashMap::new(); // piece → (course, reach)
     for (k, c) in claims.iter().enumerate() {
-        if largest[&c.2].1 == piece[k] {
-            kept.push(*c);
+        if largest[&c.2].1 == piece[k] || home.contains_key(&piece[k]) {
             continue;
         }
-        let other = neighbours(c.0)
-            .into_iter()
-            .flatten()
-            .filter_map(|q| index.get(&q))
-            .find(|&&j| claims[j].2 != c.2 && largest[&claims[j].2].1 == piece[j]);
-        if let Some(&j) = other {
-            kept.push((c.0, claims[j].1, claims[j].2, claims[j].3));
-        }
+        // The piece's pixels, to look for a neighbouring reach from any of them.
+        let own = &members[piece[k] as usize];
+        let other = own.iter().find_map(|&m| {
+            neighbours(claims[m].0)
+                .into_iter()
+                .flatten()
+                .filter_map(|q| index.get(&q))
+                .find(|&&j| claims[j].2 != c.2 && largest[&claims[j].2].1 == piece[j])
+                .map(|&j| (claims[j].1, claims[j].2))
+        });
+        let target = other.unwrap_or_else(|| {
+            let r = reaches.len();
+            reaches.push(Reach {
+                level: f32::INFINITY,
+                ..reaches[c.2 as usize]
+            });
+            let first = own.iter().map(|&m| claims[m].3 as usize).min().unwrap_or(0);
+            let list = &mut course_reaches[c.1 as usize];
+            let at = list.partition_point(|s| s.0 <= first);
+            list.insert(at, (first, r));
+            (c.1, r as u32)
+        });
+        home.insert(piece[k], target);
     }
-    kept
+    claims
+        .iter()
+        .enumerate()
+        .map(|(k, c)| match home.get(&piece[k]) {
+            Some(&(course, reach)) => (c.0, course, reach, c.3),
+            None => *c,
+        })
+        .collect()
 }
 
 /// Splits course `ci` (its points `pts` in pixels) into reaches by ground drop and length,
