@@ -249,3 +249,56 @@ fn erosion_means_the_same_at_every_map_size() {
     eprintln!("carve correlation 1024 ↔ 2048: {r:.3}");
     assert!(r >= 0.6, "carve fields correlate only {r:.3}");
 }
+
+/// Land cells flatter than 2° (central differences, metres), a share of land.
+fn flat_share(w: &World) -> f64 {
+    let h = &w.blueprint.heights;
+    let n = h.dim().0;
+    let px = f64::from(islagen::units::metres_per_px(n));
+    let (mut land, mut flat) = (0usize, 0usize);
+    for x in 1..n - 1 {
+        for y in 1..n - 1 {
+            if h[[x, y]] < w.sea.at(y) {
+                continue;
+            }
+            land += 1;
+            let gx =
+                f64::from(h[[x + 1, y]] - h[[x - 1, y]]) * f64::from(METRES_PER_RAW) / (2.0 * px);
+            let gy =
+                f64::from(h[[x, y + 1]] - h[[x, y - 1]]) * f64::from(METRES_PER_RAW) / (2.0 * px);
+            flat += usize::from(gx.hypot(gy).atan().to_degrees() < 2.0);
+        }
+    }
+    flat as f64 / land as f64
+}
+
+/// Erosion v2 (the default): the valleys are carved deep somewhere and shallow mostly, their
+/// carve is isotropic (no grid headings: the axes-to-diagonals measure within 5 %), and the
+/// lowland stays buildable (the share of land under 2° within ±25 % of the uneroded world's).
+#[test]
+fn fluvial_valleys_are_isotropic_and_keep_the_lowland_flat() {
+    for seed in [7, 42] {
+        let mut c = config(1024, false);
+        let off = pipeline::generate(&c, seed, &Progress::hidden()).unwrap();
+        c.erosion.model = ErosionModel::Fluvial;
+        let on = pipeline::generate(&c, seed, &Progress::hidden()).unwrap();
+        let s = on.fluvial.clone().expect("the fluvial relief ran");
+        let carved = carve(&off, &on);
+        assert!(carved.iter().all(|&d| d >= 0.0), "seed {seed}: a cell rose");
+        let [one, ten, fifty] = s.carved_past;
+        assert!(one > ten && ten > fifty && fifty > 0, "seed {seed}: {s:?}");
+        let ratio = axes_over_diagonals(&carved);
+        let (f0, f1) = (flat_share(&off), flat_share(&on));
+        eprintln!(
+            "seed {seed}: {s:?}; axes / diagonals {ratio:.4}; land under 2°: {f0:.3} → {f1:.3}"
+        );
+        assert!(
+            (ratio - 1.0).abs() <= 0.05,
+            "seed {seed}: carve anisotropic {ratio:.4}"
+        );
+        assert!(
+            (f1 / f0 - 1.0).abs() <= 0.25,
+            "seed {seed}: flat land {f0:.3} → {f1:.3}"
+        );
+    }
+}
