@@ -49,6 +49,16 @@ pub struct Crater {
 }
 
 impl Crater {
+    /// The same crater on a grid of `to` cells a side, from a map of `from`.
+    pub fn on(&self, from: usize, to: usize) -> Crater {
+        let scale = to as f32 / from as f32;
+        Crater {
+            center: [self.center[0] * scale, self.center[1] * scale],
+            radius_px: self.radius_px * scale,
+            wobble: self.wobble,
+        }
+    }
+
     /// The carve radius, pixels.
     pub fn carve_radius_px(&self) -> f32 {
         CARVE_FACTOR * self.radius_px

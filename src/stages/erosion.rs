@@ -468,15 +468,9 @@ fn spread(t: &Terrain, g: &Grid, cx: usize, cy: usize, amount: f32, carve: bool)
     moved
 }
 
-/// Erodes `heights` (the elevation map) in place. `crater` and `sea` as generated.
-pub fn erode(
-    heights: &mut Array2<f32>,
-    sea: &SeaLevel,
-    crater: &Crater,
-    c: &ErosionParams,
-    schedule: Schedule,
-    on_phase: &(dyn Fn() + Sync),
-) -> Result<ErosionStats, ErosionError> {
+/// The side of a square height grid in standard (X outer, Y inner) layout, which the passes'
+/// indexing needs; any other shape or layout is refused.
+pub(crate) fn square_side(heights: &Array2<f32>) -> Result<usize, ErosionError> {
     let (n, ny) = heights.dim();
     let standard = heights.is_standard_layout();
     if n != ny || !standard || n < 2 {
@@ -486,15 +480,23 @@ pub fn erode(
             standard,
         });
     }
+    Ok(n)
+}
+
+/// Erodes `heights` (the elevation map) in place. `crater` and `sea` as generated.
+pub fn erode(
+    heights: &mut Array2<f32>,
+    sea: &SeaLevel,
+    crater: &Crater,
+    c: &ErosionParams,
+    schedule: Schedule,
+    on_phase: &(dyn Fn() + Sync),
+) -> Result<ErosionStats, ErosionError> {
+    let n = square_side(heights)?;
     let w = working_side();
     let mut work = to_working(heights, w);
     let work_sea = sea.on(w);
-    let scale = w as f32 / n as f32;
-    let work_crater = Crater {
-        center: [crater.center[0] * scale, crater.center[1] * scale],
-        radius_px: crater.radius_px * scale,
-        wobble: crater.wobble,
-    };
+    let work_crater = crater.on(n, w);
     let before_work = work.clone();
     let mut stats = simulate(
         &mut work,

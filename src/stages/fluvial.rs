@@ -155,23 +155,10 @@ pub fn relief(
     p: &FluvialParams,
     on_step: &(dyn Fn() + Sync),
 ) -> Result<Landscape, ErosionError> {
-    let (n, ny) = heights.dim();
-    let standard = heights.is_standard_layout();
-    if n != ny || !standard || n < 2 {
-        return Err(ErosionError::Layout {
-            x: n,
-            y: ny,
-            standard,
-        });
-    }
+    let n = erosion::square_side(heights)?;
     let g = GRID;
     let grid_sea = sea.on(g);
-    let scale = g as f32 / n as f32;
-    let grid_crater = Crater {
-        center: [crater.center[0] * scale, crater.center[1] * scale],
-        radius_px: crater.radius_px * scale,
-        wobble: crater.wobble,
-    };
+    let grid_crater = crater.on(n, g);
     let raw = match grid {
         Some(raw) if raw.dim() == (g, g) => raw,
         _ => erosion::to_working(heights, g),
