@@ -157,19 +157,13 @@ pub fn relief(
 ) -> Result<Landscape, ErosionError> {
     let n = erosion::square_side(heights)?;
     let g = GRID;
-    let grid_sea = sea.on(g);
     let grid_crater = crater.on(n, g);
     let raw = match grid {
         Some(raw) if raw.dim() == (g, g) => raw,
         _ => erosion::to_working(heights, g),
     };
-    // Metres above the local sea; sea cells at the base level, 0.
-    let design: Vec<f32> = raw
-        .indexed_iter()
-        .map(|((_, y), &h)| ((h - grid_sea.at(y)) * METRES_PER_RAW).max(0.0))
-        .collect();
-    debug_assert_eq!(design.len(), g * g);
-    let frame = frame(&design, &grid_crater, p, g);
+    let design = above_sea(&raw, sea);
+    let frame = Frame::new(&design, crater_weights(&grid_crater, p, g));
     let carved = evolve(&design, &frame, p, on_step);
     let mut stats = grid_stats(&design, &carved, &frame);
     stats.steps = p.steps;
@@ -196,10 +190,27 @@ pub fn relief(
     })
 }
 
-fn frame(design: &[f32], crater: &Crater, p: &FluvialParams, n: usize) -> Frame {
+impl Frame {
+    /// The frame of a design on the grid: sea cells (at or below 0 m), cells the carve may not
+    /// touch (weight 0: the crater's core) and the grid's edge are fixed.
+    fn new(design: &[f32], weight: Vec<f32>) -> Frame {
+        let n = GRID;
+        let fixed = (0..n * n)
+            .map(|i| {
+                let (x, y) = (i / n, i % n);
+                design[i] <= 0.0 || weight[i] <= 0.0 || x == 0 || y == 0 || x == n - 1 || y == n - 1
+            })
+            .collect();
+        Frame { n, fixed, weight }
+    }
+}
+
+/// How much of the carve acts at each grid cell: 0 in the crater's core, ramped to 1 by the
+/// feather radius (or 1 at once in "full" mode).
+fn crater_weights(crater: &Crater, p: &FluvialParams, n: usize) -> Vec<f32> {
     let r = crater.radius_px;
     let (core, feather) = (p.crater_core * r, p.crater_feather * r);
-    let weight: Vec<f32> = (0..n * n)
+    (0..n * n)
         .into_par_iter()
         .map(|i| {
             let d = crater.distance(i / n, i % n);
@@ -211,44 +222,29 @@ fn frame(design: &[f32], crater: &Crater, p: &FluvialParams, n: usize) -> Frame 
                 (d - core) / (feather - core).max(f32::EPSILON)
             }
         })
-        .collect();
-    let fixed = (0..n * n)
-        .map(|i| {
-            let (x, y) = (i / n, i % n);
-            design[i] <= 0.0 || weight[i] <= 0.0 || x == 0 || y == 0 || x == n - 1 || y == n - 1
-        })
-        .collect();
-    Frame { n, fixed, weight }
+        .collect()
+}
+
+/// Raw heights on the grid as metres above the local sea, sea cells at the base level, 0.
+fn above_sea(raw: &Array2<f32>, sea: &SeaLevel) -> Vec<f32> {
+    let grid_sea = sea.on(raw.dim().1);
+    raw.indexed_iter()
+        .map(|((_, y), &h)| ((h - grid_sea.at(y)) * METRES_PER_RAW).max(0.0))
+        .collect()
 }
 
 /// Evolves a design given directly on the grid (metres above sea, sea cells ≤ 0, `x * GRID +
 /// y`) with no crater: what `relief` runs, for benchmarks against a peer on the same heights.
 pub fn evolve_metres(design: &[f32], p: &FluvialParams, on_step: &(dyn Fn() + Sync)) -> Vec<f32> {
-    let n = GRID;
-    assert_eq!(design.len(), n * n, "a design of GRID² cells");
-    let fixed = (0..n * n)
-        .map(|i| {
-            let (x, y) = (i / n, i % n);
-            design[i] <= 0.0 || x == 0 || y == 0 || x == n - 1 || y == n - 1
-        })
-        .collect();
-    let frame = Frame {
-        n,
-        fixed,
-        weight: vec![1.0; n * n],
-    };
+    assert_eq!(design.len(), GRID * GRID, "a design of GRID² cells");
+    let frame = Frame::new(design, vec![1.0; GRID * GRID]);
     let design: Vec<f32> = design.iter().map(|&d| d.max(0.0)).collect();
     evolve(&design, &frame, p, on_step)
 }
 
 /// The elevation map's heights on the grid, metres above the local sea (sea cells 0).
 pub fn design(heights: &Array2<f32>, sea: &SeaLevel) -> Vec<f32> {
-    let g = GRID;
-    let grid_sea = sea.on(g);
-    erosion::to_working(heights, g)
-        .indexed_iter()
-        .map(|((_, y), &h)| ((h - grid_sea.at(y)) * METRES_PER_RAW).max(0.0))
-        .collect()
+    above_sea(&erosion::to_working(heights, GRID), sea)
 }
 
 /// Evolves the design for `p.maturity_myr` in `p.steps` implicit steps; returns the surface
@@ -540,12 +536,7 @@ mod tests {
         let design = cone(RELIEF_REF_M * 0.99);
         let h = evolve_metres(&design, &p, &|| {});
         let n = GRID;
-        let fixed: Vec<bool> = (0..n * n)
-            .map(|i| {
-                let (x, y) = (i / n, i % n);
-                design[i] <= 0.0 || x == 0 || y == 0 || x == n - 1 || y == n - 1
-            })
-            .collect();
+        let fixed = Frame::new(&design, vec![1.0; n * n]).fixed;
         let order = ascending(&h);
         let cells = accumulate(&h, &fixed, &order, n);
         let ks = p.uplift_mm_yr * 1e-3 / (p.erodibility_per_myr * 1e-6);
