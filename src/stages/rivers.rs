@@ -680,9 +680,9 @@ pub fn carve(
 ) -> MapRivers {
     let n = heights.dim().0;
     let mut map = MapRivers::default();
-    // Pixels claimed: (pixel, course, reach, position along the course in points); where
-    // courses overlap the later one (the river a tributary joins) keeps the pixel.
-    let mut claims: Vec<(u32, u32, u32, f32)> = Vec::new();
+    // Pixels claimed; where courses overlap the later one (the river a tributary joins) keeps
+    // the pixel.
+    let mut claims: Vec<Claim> = Vec::new();
     let mut course_reaches = Vec::new(); // per course: (first point, reach)
     let dry = |x: usize, y: usize| {
         water[[x, y]] == Water::Dry && crater.distance(x, y) >= CRATER_CORE * crater.radius_px
@@ -801,6 +801,28 @@ fn bed_profiles(
         .collect()
 }
 
+/// A pixel claimed by a river: (pixel, course, reach, position along the course in points).
+type Claim = (u32, u32, u32, f32);
+
+/// The claim of pixel `p` in `claims` (sorted by pixel, one claim a pixel), by index.
+fn claim_of(claims: &[Claim], p: u32) -> Option<usize> {
+    claims.binary_search_by_key(&p, |c| c.0).ok()
+}
+
+/// The 4-neighbours of pixel `p` on an `n`-pixel map.
+fn neighbours4(p: u32, n: usize) -> impl Iterator<Item = u32> {
+    let (x, y) = (p as usize / n, p as usize % n);
+    let n32 = n as u32;
+    [
+        (x > 0).then(|| p - n32),
+        (x + 1 < n).then(|| p + n32),
+        (y > 0).then(|| p - 1),
+        (y + 1 < n).then(|| p + 1),
+    ]
+    .into_iter()
+    .flatten()
+}
+
 /// The claims with every reach one 4-connected set of pixels: where a course's pixels touch
 /// only diagonally, the dry unclaimed pixel between them joins it (the reach of the first);
 /// a piece still apart from its reach's largest joins the reach of a 4-neighbour in another
@@ -809,118 +831,35 @@ fn bed_profiles(
 /// the water, never on the heights (the reaches' boundaries do): BIOM stays independent of the
 /// curve, the detail and the shelf.
 fn four_connected(
-    mut claims: Vec<(u32, u32, u32, f32)>,
+    claims: Vec<Claim>,
     n: usize,
     dry: &dyn Fn(usize, usize) -> bool,
     reaches: &mut Vec<Reach>,
     course_reaches: &mut [Vec<(usize, usize)>],
-) -> Vec<(u32, u32, u32, f32)> {
-    use std::collections::HashMap;
-    let at = |claims: &[(u32, u32, u32, f32)]| -> HashMap<u32, usize> {
-        claims.iter().enumerate().map(|(k, c)| (c.0, k)).collect()
-    };
-    // Diagonal links within a reach: add the pixel beside both when neither side is claimed.
-    let index = at(&claims);
-    let mut added = Vec::new();
-    for c in &claims {
-        let (x, y) = ((c.0 as usize / n) as isize, (c.0 as usize % n) as isize);
-        for (dx, dy) in [(1isize, 1isize), (1, -1)] {
-            let (qx, qy) = (x + dx, y + dy);
-            if qx < 0 || qy < 0 || qx >= n as isize || qy >= n as isize {
-                continue;
-            }
-            let q = (qx as usize * n + qy as usize) as u32;
-            let Some(&k) = index.get(&q) else { continue };
-            if claims[k].1 != c.1 {
-                continue;
-            }
-            let side_a = (qx as usize * n + y as usize) as u32;
-            let side_b = (x as usize * n + qy as usize) as u32;
-            let linked = [side_a, side_b]
-                .iter()
-                .any(|p| index.get(p).is_some_and(|&j| claims[j].1 == c.1));
-            if !linked && !index.contains_key(&side_a) && dry(qx as usize, y as usize) {
-                added.push((side_a, c.1, c.2, (c.3 + claims[k].3) / 2.0));
-            } else if !linked && !index.contains_key(&side_b) && dry(x as usize, qy as usize) {
-                added.push((side_b, c.1, c.2, (c.3 + claims[k].3) / 2.0));
-            }
-        }
-    }
-    claims.extend(added);
-    claims.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-    claims.dedup_by_key(|c| c.0);
-    // Pieces: 4-connected components of each reach's pixels, by flood from each unseen pixel.
-    let index = at(&claims);
-    let mut piece = vec![u32::MAX; claims.len()];
-    let mut sizes: Vec<(u32, usize)> = Vec::new(); // (reach, size) per piece
-    let neighbours = |p: u32| {
-        let (x, y) = (p as usize / n, p as usize % n);
-        let mut out = [None; 4];
-        if x > 0 {
-            out[0] = Some(p - n as u32);
-        }
-        if x + 1 < n {
-            out[1] = Some(p + n as u32);
-        }
-        if y > 0 {
-            out[2] = Some(p - 1);
-        }
-        if y + 1 < n {
-            out[3] = Some(p + 1);
-        }
-        out
-    };
-    for start in 0..claims.len() {
-        if piece[start] != u32::MAX {
-            continue;
-        }
-        let id = sizes.len() as u32;
-        let reach = claims[start].2;
-        let mut stack = vec![start];
-        piece[start] = id;
-        let mut size = 0;
-        while let Some(k) = stack.pop() {
-            size += 1;
-            for q in neighbours(claims[k].0).into_iter().flatten() {
-                if let Some(&j) = index.get(&q) {
-                    if piece[j] == u32::MAX && claims[j].2 == reach {
-                        piece[j] = id;
-                        stack.push(j);
-                    }
-                }
-            }
-        }
-        sizes.push((reach, size));
-    }
-    // Each reach's largest piece (the first in scan order on ties) stays.
-    let mut largest: HashMap<u32, (usize, u32)> = HashMap::new();
-    for (id, &(reach, size)) in sizes.iter().enumerate() {
-        let e = largest.entry(reach).or_insert((0, id as u32));
-        if size > e.0 {
-            *e = (size, id as u32);
-        }
-    }
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); sizes.len()];
+) -> Vec<Claim> {
+    let mut claims = bridge_diagonals(claims, n, dry);
+    let (piece, largest) = pieces(&claims, n, reaches.len());
+    let mut members: Vec<Vec<usize>> =
+        vec![Vec::new(); piece.iter().max().map_or(0, |&m| m as usize + 1)];
     for (k, &id) in piece.iter().enumerate() {
         members[id as usize].push(k);
     }
-    // A stray piece's new home: a 4-neighbouring reach's largest piece, else a reach of its own.
-    let mut home: HashMap<u32, (u32, u32)> = HashMap::new(); // piece → (course, reach)
-    for (k, c) in claims.iter().enumerate() {
-        if largest[&c.2].1 == piece[k] || home.contains_key(&piece[k]) {
+    // Each stray piece's new home: a 4-neighbouring reach's largest piece, else a reach of its
+    // own. Pieces are visited in scan order of their first pixel.
+    let kept = |j: usize| largest[claims[j].2 as usize] == piece[j];
+    let mut home: Vec<Option<(u32, u32)>> = vec![None; members.len()];
+    for (id, own) in members.iter().enumerate() {
+        let c = claims[own[0]];
+        if kept(own[0]) {
             continue;
         }
-        // The piece's pixels, to look for a neighbouring reach from any of them.
-        let own = &members[piece[k] as usize];
         let other = own.iter().find_map(|&m| {
-            neighbours(claims[m].0)
-                .into_iter()
-                .flatten()
-                .filter_map(|q| index.get(&q))
-                .find(|&&j| claims[j].2 != c.2 && largest[&claims[j].2].1 == piece[j])
-                .map(|&j| (claims[j].1, claims[j].2))
+            neighbours4(claims[m].0, n)
+                .filter_map(|q| claim_of(&claims, q))
+                .find(|&j| claims[j].2 != c.2 && kept(j))
+                .map(|j| (claims[j].1, claims[j].2))
         });
-        let target = other.unwrap_or_else(|| {
+        home[id] = Some(other.unwrap_or_else(|| {
             let r = reaches.len();
             reaches.push(Reach {
                 level: f32::INFINITY,
@@ -931,17 +870,86 @@ fn four_connected(
             let at = list.partition_point(|s| s.0 <= first);
             list.insert(at, (first, r));
             (c.1, r as u32)
-        });
-        home.insert(piece[k], target);
+        }));
+    }
+    for (k, c) in claims.iter_mut().enumerate() {
+        if let Some((course, reach)) = home[piece[k] as usize] {
+            (c.1, c.2) = (course, reach);
+        }
     }
     claims
-        .iter()
-        .enumerate()
-        .map(|(k, c)| match home.get(&piece[k]) {
-            Some(&(course, reach)) => (c.0, course, reach, c.3),
-            None => *c,
-        })
-        .collect()
+}
+
+/// Adds, where two pixels of one course touch only diagonally, the dry unclaimed pixel beside
+/// both (to the first's reach); returns the claims sorted by pixel again.
+fn bridge_diagonals(
+    mut claims: Vec<Claim>,
+    n: usize,
+    dry: &dyn Fn(usize, usize) -> bool,
+) -> Vec<Claim> {
+    let mut added = Vec::new();
+    for c in &claims {
+        let (x, y) = ((c.0 as usize / n) as isize, (c.0 as usize % n) as isize);
+        for (dx, dy) in [(1isize, 1isize), (1, -1)] {
+            let (qx, qy) = (x + dx, y + dy);
+            if qx < 0 || qy < 0 || qx >= n as isize || qy >= n as isize {
+                continue;
+            }
+            let q = (qx as usize * n + qy as usize) as u32;
+            let Some(k) = claim_of(&claims, q).filter(|&k| claims[k].1 == c.1) else {
+                continue;
+            };
+            let side_a = (qx as usize * n + y as usize) as u32;
+            let side_b = (x as usize * n + qy as usize) as u32;
+            let (a, b) = (claim_of(&claims, side_a), claim_of(&claims, side_b));
+            if [a, b].iter().flatten().any(|&j| claims[j].1 == c.1) {
+                continue;
+            }
+            let along = (c.3 + claims[k].3) / 2.0;
+            if a.is_none() && dry(qx as usize, y as usize) {
+                added.push((side_a, c.1, c.2, along));
+            } else if b.is_none() && dry(x as usize, qy as usize) {
+                added.push((side_b, c.1, c.2, along));
+            }
+        }
+    }
+    claims.extend(added);
+    claims.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    claims.dedup_by_key(|c| c.0);
+    claims
+}
+
+/// The 4-connected pieces of each reach's pixels: each claim's piece id (in scan order of the
+/// pieces' first pixels), and each reach's largest piece (the first on ties; `u32::MAX` for a
+/// reach without pixels).
+fn pieces(claims: &[Claim], n: usize, reaches: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut piece = vec![u32::MAX; claims.len()];
+    let mut largest = vec![(0usize, u32::MAX); reaches];
+    let mut next = 0u32;
+    for start in 0..claims.len() {
+        if piece[start] != u32::MAX {
+            continue;
+        }
+        let reach = claims[start].2;
+        let mut stack = vec![start];
+        piece[start] = next;
+        let mut size = 0;
+        while let Some(k) = stack.pop() {
+            size += 1;
+            for j in neighbours4(claims[k].0, n).filter_map(|q| claim_of(claims, q)) {
+                if piece[j] == u32::MAX && claims[j].2 == reach {
+                    piece[j] = next;
+                    stack.push(j);
+                }
+            }
+        }
+        let best = &mut largest[reach as usize];
+        if size > best.0 {
+            *best = (size, next);
+        }
+        next += 1;
+    }
+    (piece, largest.into_iter().map(|b| b.1).collect())
 }
 
 /// Splits course `ci` (its points `pts` in pixels) into reaches by ground drop and length,
