@@ -9,7 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=target/geomorph-venv
-if [ ! -x "$venv/bin/python" ]; then
+# The venv is shared by the geomorph scripts: install what this one imports if it is missing.
+if ! "$venv/bin/python" -c 'import numpy, tifffile, landlab, numba' 2>/dev/null; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet numpy tifffile pillow landlab 'requireit<0.9' numba
 fi

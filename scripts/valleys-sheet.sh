@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=target/geomorph-venv
-if [ ! -x "$venv/bin/python" ]; then
+# The venv is shared by the geomorph scripts: install what this one imports if it is missing.
+if ! "$venv/bin/python" -c 'import numpy, tifffile, PIL, numba' 2>/dev/null; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet numpy tifffile pillow numba
 fi

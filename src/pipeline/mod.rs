@@ -433,9 +433,7 @@ fn carve_valleys(
     let grid = (config.map_size as usize != g).then(|| {
         let mut fine = config.clone();
         fine.map_size = g as u32;
-        let sea = params::sea(&fine);
-        let island = shape_island(&fine, seed, &sea, &Progress::hidden());
-        elevate(&fine, seed, &island, &sea, &Progress::hidden()).heights
+        designed_heights(&fine, seed)
     });
     let landscape = fluvial::relief(heights, grid, sea, crater, &p, &|| stage.tick())?;
     stage.finish();
@@ -551,10 +549,14 @@ pub fn classify_heights(config: &Config, seed: i32) -> Array2<f32> {
 /// landscape grid, before any valley), for the solver's benchmark against a peer
 /// (`examples/fluvial_dump`).
 pub fn fluvial_design(config: &Config, seed: i32) -> Vec<f32> {
+    fluvial::design(&designed_heights(config, seed), &params::sea(config))
+}
+
+/// The elevation of `seed` under `config` before any erosion: the designed surface.
+fn designed_heights(config: &Config, seed: i32) -> Array2<f32> {
     let sea = params::sea(config);
     let island = shape_island(config, seed, &sea, &Progress::hidden());
-    let relief = elevate(config, seed, &island, &sea, &Progress::hidden());
-    fluvial::design(&relief.heights, &sea)
+    elevate(config, seed, &island, &sea, &Progress::hidden()).heights
 }
 
 /// The rivers stage's hydrology grid of `seed` under `config` (heights, outlets), for the flow
