@@ -104,6 +104,10 @@ enum Command {
         /// Address to listen on; anything but loopback shares the folder on the network.
         #[arg(long, default_value = "127.0.0.1")]
         bind: std::net::IpAddr,
+        /// A host name the browser may reach the server by, besides localhost and the bound
+        /// address (repeatable): requests naming any other Host are refused.
+        #[arg(long = "allow-host", value_name = "NAME")]
+        allow_host: Vec<String>,
     },
     /// Re-encode any readable blueprint as v2 (or v1).
     Convert {
@@ -443,7 +447,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Sweep(sweep)) => run_sweep(sweep, cli.quiet),
-        Some(Command::Serve { dir, port, bind }) => serve(dir, port, bind),
+        Some(Command::Serve {
+            dir,
+            port,
+            bind,
+            allow_host,
+        }) => serve(dir, port, bind, allow_host),
         Some(Command::IslandCode(cmd)) => island_code(cmd),
         Some(Command::Structures(cmd)) => structures(cmd),
         Some(Command::Starmade(cmd)) => starmade(cmd),
@@ -942,8 +951,14 @@ fn island_code(cmd: IslandCodeCommand) -> Result<ExitCode> {
 }
 
 /// `islagen serve`: prints the URL (and a warning off loopback), then serves until stopped.
-fn serve(dir: PathBuf, port: u16, bind: std::net::IpAddr) -> Result<ExitCode> {
-    let opts = islagen::serve::ServeOptions::new(dir.clone(), (bind, port).into());
+fn serve(
+    dir: PathBuf,
+    port: u16,
+    bind: std::net::IpAddr,
+    allow_host: Vec<String>,
+) -> Result<ExitCode> {
+    let mut opts = islagen::serve::ServeOptions::new(dir.clone(), (bind, port).into());
+    opts.allowed_hosts = allow_host;
     let server = islagen::serve::start(opts)?;
     if !bind.is_loopback() {
         eprintln!(

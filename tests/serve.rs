@@ -142,18 +142,25 @@ fn post(s: &Server, path: &str, body: impl Into<Vec<u8>>) -> Reply {
 
 /// A request line sent as is (no client-side normalisation); the status.
 fn raw_status(s: &Server, target: &str) -> u16 {
-    let mut c = std::net::TcpStream::connect(s.addr()).unwrap();
+    raw(s.addr(), "GET", target, "Host: localhost\r\n").0
+}
+
+/// A request sent as is with `headers` (each ending in CRLF): the status and the whole answer.
+fn raw(addr: std::net::SocketAddr, method: &str, target: &str, headers: &str) -> (u16, String) {
+    let mut c = std::net::TcpStream::connect(addr).unwrap();
     write!(
         c,
-        "GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+        "{method} {target} HTTP/1.1\r\n{headers}Content-Length: 0\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
     let mut text = String::new();
     let _ = c.read_to_string(&mut text);
-    text.split_whitespace()
+    let status = text
+        .split_whitespace()
         .nth(1)
         .and_then(|s| s.parse().ok())
-        .unwrap_or(0)
+        .unwrap_or(0);
+    (status, text)
 }
 
 /// Decodes a PNG: (width, height, colour type, pixels).
@@ -745,7 +752,11 @@ fn load_1000_tiles_from_8_clients() {
 fn the_serve_command_prints_its_url_and_warns_off_loopback() {
     let f = fixture();
     for (bind, warns) in [("127.0.0.1", false), ("0.0.0.0", true)] {
-        let (mut child, url) = serve_command(&f.root, &["--bind", bind], true);
+        let (mut child, url) = serve_command(
+            &f.root,
+            &["--bind", bind, "--allow-host", "atlas.test"],
+            true,
+        );
         assert!(url.starts_with(&format!("http://{bind}:")), "{url}");
         let port = url.trim_end_matches('/').rsplit(':').next().unwrap();
         let r = agent()
@@ -753,11 +764,58 @@ fn the_serve_command_prints_its_url_and_warns_off_loopback() {
             .call()
             .unwrap();
         assert_eq!(r.status(), 200);
+        let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+        let named = raw(addr, "GET", "/api/worlds", "Host: atlas.test\r\n").0;
+        assert_eq!(named, 200, "--allow-host atlas.test");
+        assert_eq!(
+            raw(addr, "GET", "/api/worlds", "Host: other.test\r\n").0,
+            403
+        );
         child.kill().unwrap();
         let out = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(stderr.contains("warning"), warns, "{stderr}");
     }
+}
+
+/// Another website can neither read the folder through a rebound name (DNS rebinding: the
+/// Host is the attacker's) nor change anything with a cross-site request (CSRF: a body-less
+/// POST to `/api/job/cancel` from a foreign page).
+#[test]
+fn other_websites_are_refused_by_host_and_origin() {
+    let s = start(&fixture().root);
+    let port = s.addr().port();
+    let ok = format!("Host: 127.0.0.1:{port}\r\n");
+    assert_eq!(raw(s.addr(), "GET", "/api/worlds", &ok).0, 200);
+    assert_eq!(
+        raw(s.addr(), "GET", "/api/worlds", "Host: localhost\r\n").0,
+        200
+    );
+    for host in [format!("rebound.example:{port}"), "192.0.2.1".into()] {
+        let (status, text) = raw(s.addr(), "GET", "/api/worlds", &format!("Host: {host}\r\n"));
+        assert_eq!(status, 403, "{host}");
+        assert!(text.contains("is not this server's address"), "{text}");
+        assert!(!text.contains("MapData"), "{text}");
+    }
+    assert_eq!(raw(s.addr(), "GET", "/api/worlds", "").0, 403, "no Host");
+    for foreign in [
+        "Origin: http://evil.example\r\n",
+        "Origin: null\r\n",
+        "Sec-Fetch-Site: cross-site\r\n",
+    ] {
+        let (status, text) = raw(
+            s.addr(),
+            "POST",
+            "/api/job/cancel",
+            &format!("{ok}{foreign}"),
+        );
+        assert_eq!(status, 403, "{foreign}");
+        assert!(text.contains("may not change anything"), "{text}");
+    }
+    // The page's own POST (same origin) and a tool's (no Origin) reach the handler.
+    let own = format!("{ok}Origin: http://127.0.0.1:{port}\r\n");
+    assert_ne!(raw(s.addr(), "POST", "/api/job/cancel", &own).0, 403);
+    assert_ne!(raw(s.addr(), "POST", "/api/job/cancel", &ok).0, 403);
 }
 
 /// Folders a request must not see into: a hidden one (a running job writes into
@@ -793,6 +851,16 @@ fn hidden_folders_and_a_symlinked_exports_folder_are_not_served() {
     ] {
         let r = get(&s, &target);
         assert_eq!(r.status, 400, "{target}");
+        assert!(r.json()["error"].as_str().unwrap().contains("hidden"));
+    }
+    // A visible name that resolves into the hidden folder is refused on what it resolves to.
+    std::os::unix::fs::symlink(&job, root.join("peek")).unwrap();
+    for target in [
+        "api/world?w=peek/MapData_Seed_7.dat".to_string(),
+        "api/file?path=peek/MapData_Seed_7.dat".into(),
+    ] {
+        let r = get(&s, &target);
+        assert_eq!(r.status, 403, "{target}");
         assert!(r.json()["error"].as_str().unwrap().contains("hidden"));
     }
 }

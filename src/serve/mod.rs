@@ -5,9 +5,9 @@
 //! (its address, a shutdown), so tests run it in-process on `127.0.0.1:0`; [`run`] is the
 //! blocking form the CLI uses. The modules: [`paths`] confines every path to DIR, [`catalogue`]
 //! lists worlds and sweeps, [`worlds`] caches loaded blueprints, [`tiles`] renders and caches
-//! tiles, [`probe`] answers "what is here", [`dials`] is the dial table, [`preview`] makes the
-//! 512 preview, [`jobs`] runs one full generation at a time, [`api`] holds the routes and
-//! [`assets`] the page's files.
+//! tiles, [`probe`] answers "what is here", [`guard`] keeps other websites out, [`dials`] is
+//! the dial table, [`preview`] makes the 512 preview, [`jobs`] runs one full generation at a
+//! time, [`api`] holds the routes and [`assets`] the page's files.
 //!
 //! Guarantees: nothing a request or a file in DIR holds can crash the server (typed 4xx errors,
 //! panics in handlers caught as 500); memory is bounded by the world and tile caches' limits
@@ -18,6 +18,7 @@ pub mod api;
 pub mod assets;
 pub mod catalogue;
 pub mod dials;
+pub mod guard;
 pub mod jobs;
 pub mod meta;
 pub mod paths;
@@ -48,6 +49,8 @@ pub struct ServeOptions {
     pub max_world_bytes: u64,
     /// Most bytes of encoded tiles cached.
     pub max_tile_bytes: usize,
+    /// Host names served besides loopback and the bound address (`--allow-host`).
+    pub allowed_hosts: Vec<String>,
 }
 
 impl ServeOptions {
@@ -60,6 +63,7 @@ impl ServeOptions {
             max_worlds: 4,
             max_world_bytes: 4 << 30,
             max_tile_bytes: 256 << 20,
+            allowed_hosts: Vec::new(),
         }
     }
 }
@@ -204,7 +208,10 @@ pub fn start(opts: ServeOptions) -> Result<Server, ServeError> {
         tokio::net::TcpListener::from_std(std_listener).map_err(bind_err)?
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let app = api::router(shared.clone());
+    let app = api::router(shared.clone()).layer(axum::middleware::from_fn_with_state(
+        Arc::new(guard::Hosts::new(addr, &opts.allowed_hosts)),
+        guard::check,
+    ));
     let thread = std::thread::Builder::new()
         .name("serve".into())
         .spawn(move || {

@@ -3,8 +3,10 @@
 //!
 //! Guarantees: an absolute path, a `..` or `.` component, an empty component, a backslash, a
 //! NUL, a drive colon, a hidden component (`.name`: a running job's folder is one) or a path
-//! over [`MAX_PATH_LEN`] bytes is refused before the file system is touched; what is left is canonicalised (symlinks resolved) and must still start with DIR's
-//! canonical form, so a symlink that leads out of DIR is refused too.
+//! over [`MAX_PATH_LEN`] bytes is refused before the file system is touched; what is left is
+//! canonicalised (symlinks resolved) and must still start with DIR's canonical form and hold no
+//! hidden component below it, so a symlink that leads out of DIR or into a hidden folder is
+//! refused too.
 
 use std::path::{Path, PathBuf};
 
@@ -48,9 +50,19 @@ pub fn resolve(root: &Path, rel: &str) -> Result<PathBuf, ApiError> {
     let canonical = joined
         .canonicalize()
         .map_err(|_| ApiError::not_found(format!("{rel}: no such file")))?;
-    if !canonical.starts_with(root) {
+    let Ok(inside) = canonical.strip_prefix(root) else {
         return Err(ApiError::forbidden(format!(
             "{rel}: leads outside the served folder"
+        )));
+    };
+    // A symlink may lead into a hidden folder (a running job's): check what it resolved to.
+    if let Some(hidden) = inside
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .find(|c| c.starts_with('.'))
+    {
+        return Err(ApiError::forbidden(format!(
+            "{rel}: leads into the hidden {hidden:?}, which is not served"
         )));
     }
     if !canonical.is_file() {

@@ -1,0 +1,199 @@
+//! Who may talk to the server: the Host and Origin checks that keep other websites out, as local
+//! development servers do (Vite's `allowedHosts`, webpack's `allowedHosts: "auto"`).
+//!
+//! Guarantees:
+//! - **DNS rebinding.** A request whose `Host` is not the address served is refused with 403
+//!   before any handler runs. Allowed: `localhost` and `*.localhost`, loopback addresses, the
+//!   bound address (any IP literal when bound to all interfaces: the machine's own addresses),
+//!   and the names given with `--allow-host`. A rebinding attack needs a name of its own, so it
+//!   is never one of these. A request without `Host` is refused too.
+//! - **Cross-site requests (CSRF).** A request that changes state (any method but GET, HEAD and
+//!   OPTIONS) is refused with 403 when its `Origin` is not this server's own
+//!   (`http://` + the request's `Host`), `Origin: null` included, or when the browser marks it
+//!   `Sec-Fetch-Site: cross-site` / `same-site`. Browsers send `Origin` on every POST; tools
+//!   such as curl send neither and are let through.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{header, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::api::ApiError;
+
+/// The hosts a request may name.
+#[derive(Clone, Debug)]
+pub struct Hosts {
+    /// The bound address.
+    pub bound: SocketAddr,
+    /// Extra names (`--allow-host`), lowercase.
+    pub names: Vec<String>,
+}
+
+impl Hosts {
+    /// The hosts allowed for a server bound at `bound`, plus `names`.
+    pub fn new(bound: SocketAddr, names: &[String]) -> Hosts {
+        Hosts {
+            bound,
+            names: names.iter().map(|n| normalise(n)).collect(),
+        }
+    }
+
+    /// Whether a `Host` header value (name or IP literal, with or without a port) is served.
+    pub fn allows(&self, host: &str) -> bool {
+        let name = normalise(strip_port(host));
+        if name.is_empty() {
+            return false;
+        }
+        if name == "localhost" || name.ends_with(".localhost") || self.names.contains(&name) {
+            return true;
+        }
+        let literal = name.trim_start_matches('[').trim_end_matches(']');
+        match literal.parse::<IpAddr>() {
+            Ok(ip) => ip.is_loopback() || ip == self.bound.ip() || self.bound.ip().is_unspecified(),
+            Err(_) => false,
+        }
+    }
+}
+
+/// Lowercase, without a trailing dot (`LOCALHOST.` is `localhost`).
+fn normalise(name: &str) -> String {
+    name.trim().trim_end_matches('.').to_ascii_lowercase()
+}
+
+/// `host[:port]` or `[v6][:port]` without the port.
+fn strip_port(authority: &str) -> &str {
+    if authority.starts_with('[') {
+        return match authority.find(']') {
+            Some(end) => &authority[..=end],
+            None => authority,
+        };
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+        _ => authority,
+    }
+}
+
+/// Why a request is refused, if it is: `host` is its `Host`, `origin` its `Origin`, `fetch_site`
+/// its `Sec-Fetch-Site`.
+pub fn refusal(
+    hosts: &Hosts,
+    method: &Method,
+    host: Option<&str>,
+    origin: Option<&str>,
+    fetch_site: Option<&str>,
+) -> Option<String> {
+    let Some(host) = host else {
+        return Some("a request needs a Host header".into());
+    };
+    if !hosts.allows(host) {
+        return Some(format!(
+            "Host {host:?} is not this server's address; serve with --allow-host {:?} to allow it",
+            strip_port(host)
+        ));
+    }
+    if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
+        return None;
+    }
+    if let Some(site) = fetch_site.filter(|s| matches!(*s, "cross-site" | "same-site")) {
+        return Some(format!("a {site} request may not change anything here"));
+    }
+    match origin {
+        Some(o) if !o.eq_ignore_ascii_case(&format!("http://{host}")) => Some(format!(
+            "Origin {o:?} is not this server's (http://{host}): cross-site requests may not change anything here"
+        )),
+        _ => None,
+    }
+}
+
+/// The middleware: a refused request is a 403 naming why.
+pub async fn check(State(hosts): State<Arc<Hosts>>, req: Request, next: Next) -> Response {
+    // In a block of its own: the header borrows end before the await (a body is not Sync).
+    let why = {
+        let h = |name: header::HeaderName| req.headers().get(name).and_then(|v| v.to_str().ok());
+        // HTTP/2 and absolute-form requests carry the host in the URI rather than the header.
+        let host = h(header::HOST).or_else(|| req.uri().authority().map(|a| a.as_str()));
+        refusal(
+            &hosts,
+            req.method(),
+            host,
+            h(header::ORIGIN),
+            h(header::HeaderName::from_static("sec-fetch-site")),
+        )
+    };
+    match why {
+        Some(why) => ApiError::forbidden(why).into_response(),
+        None => next.run(req).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loopback() -> Hosts {
+        Hosts::new("127.0.0.1:8765".parse().unwrap(), &["Atlas.lan".into()])
+    }
+
+    #[test]
+    fn loopback_names_the_bound_address_and_allowed_names_pass() {
+        let h = loopback();
+        for ok in [
+            "localhost:8765",
+            "LOCALHOST.",
+            "app.localhost:1",
+            "127.0.0.1:8765",
+            "127.0.0.2",
+            "[::1]:8765",
+            "atlas.lan:8765",
+        ] {
+            assert!(h.allows(ok), "{ok} refused");
+        }
+        for bad in [
+            "evil.example:8765",
+            "192.168.1.9:8765",
+            "",
+            "localhost.evil.example",
+            "[::2]",
+        ] {
+            assert!(!h.allows(bad), "{bad} allowed");
+        }
+        let all = Hosts::new("0.0.0.0:8765".parse().unwrap(), &[]);
+        assert!(all.allows("192.168.1.9:8765"));
+        assert!(!all.allows("rebound.example:8765"));
+    }
+
+    #[test]
+    fn state_changes_need_this_servers_origin() {
+        let h = loopback();
+        let host = Some("127.0.0.1:8765");
+        let post = Method::POST;
+        assert!(refusal(&h, &post, host, None, None).is_none(), "curl");
+        assert!(refusal(
+            &h,
+            &post,
+            host,
+            Some("http://127.0.0.1:8765"),
+            Some("same-origin")
+        )
+        .is_none());
+        for origin in [
+            "http://evil.example",
+            "null",
+            "http://127.0.0.1:3000",
+            "https://127.0.0.1:8765",
+        ] {
+            assert!(
+                refusal(&h, &post, host, Some(origin), None).is_some(),
+                "{origin}"
+            );
+        }
+        assert!(refusal(&h, &post, host, None, Some("cross-site")).is_some());
+        assert!(refusal(&h, &Method::GET, host, Some("http://evil.example"), None).is_none());
+        assert!(refusal(&h, &Method::GET, Some("evil.example"), None, None).is_some());
+        assert!(refusal(&h, &Method::GET, None, None, None).is_some());
+    }
+}
