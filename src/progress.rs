@@ -3,7 +3,8 @@
 //! summary. Stages never see this type: they take an `on_column` callback.
 
 use std::io::IsTerminal;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -17,6 +18,21 @@ pub struct Progress {
     timings: Mutex<Vec<(String, Duration)>>,
     /// Print one JSON line per stage start and finish on stdout (for `islagen serve`'s jobs).
     json: bool,
+    /// Set by whoever no longer wants the work (a superseded preview).
+    cancel: Option<Arc<AtomicBool>>,
+    /// When the work must stop, and the time it was given.
+    deadline: Option<(Instant, Duration)>,
+}
+
+/// Why work stopped before it was done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Stop {
+    /// Whoever asked for it cancelled it.
+    #[error("cancelled")]
+    Cancelled,
+    /// It ran past its deadline.
+    #[error("ran past its deadline of {0:?}")]
+    Deadline(Duration),
 }
 
 impl Progress {
@@ -27,6 +43,8 @@ impl Progress {
             multi: bars.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())),
             timings: Mutex::new(Vec::new()),
             json: false,
+            cancel: None,
+            deadline: None,
         }
     }
 
@@ -36,6 +54,33 @@ impl Progress {
             multi: None,
             timings: Mutex::new(Vec::new()),
             json: false,
+            cancel: None,
+            deadline: None,
+        }
+    }
+
+    /// This progress, stopping the work (at the next [`Progress::check`]) when `cancel` is set
+    /// or `within` has passed from now.
+    pub fn stoppable(self, cancel: Arc<AtomicBool>, within: Duration) -> Progress {
+        Progress {
+            cancel: Some(cancel),
+            deadline: Some((Instant::now() + within, within)),
+            ..self
+        }
+    }
+
+    /// Whether the work should stop now: the pipeline asks between stages.
+    pub fn check(&self) -> Result<(), Stop> {
+        if self
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Err(Stop::Cancelled);
+        }
+        match self.deadline {
+            Some((at, within)) if Instant::now() >= at => Err(Stop::Deadline(within)),
+            _ => Ok(()),
         }
     }
 

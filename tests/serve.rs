@@ -553,6 +553,79 @@ fn the_preview_is_a_png_and_a_refused_dial_is_named() {
     assert_eq!(r.json()["errors"][0]["key"], "Rivers");
 }
 
+/// Dragging a slider: each preview is superseded by the next and its client goes away. The
+/// superseded work is cancelled, never two run at once, and the last one is answered.
+#[test]
+fn superseded_previews_are_cancelled_and_never_run_side_by_side() {
+    let s = start(&fixture().root);
+    let addr = s.addr();
+    let abandon = |seed: i32| {
+        std::thread::spawn(move || {
+            let body = json!({"seed": seed, "config": {"Erosion": "v1"}}).to_string();
+            let mut c = std::net::TcpStream::connect(addr).unwrap();
+            write!(
+                c,
+                "POST /api/preview HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .unwrap();
+            std::thread::sleep(Duration::from_millis(150));
+            drop(c);
+        })
+    };
+    let clients: Vec<_> = (1..=4)
+        .map(|seed| {
+            let t = abandon(seed);
+            std::thread::sleep(Duration::from_millis(60));
+            t
+        })
+        .collect();
+    let last = post(&s, "api/preview", json!({"seed": 5}).to_string());
+    assert_eq!(last.status, 200, "{}", String::from_utf8_lossy(&last.body));
+    clients.into_iter().for_each(|t| t.join().unwrap());
+    let previews = &s.shared().previews;
+    assert_eq!(previews.peak(), 1, "previews ran side by side");
+    assert!(
+        previews.stopped() >= 1,
+        "no superseded preview was cancelled"
+    );
+    eprintln!(
+        "{} of 4 abandoned previews stopped early",
+        previews.stopped()
+    );
+}
+
+/// A preview takes only the Tune page's dials, within limits on the work they multiply.
+#[test]
+fn a_preview_refuses_keys_and_work_beyond_the_dials() {
+    let s = start(&fixture().root);
+    for (config, key) in [
+        (
+            json!({"ErosionDropletDensity": 1_000_000}),
+            "ErosionDropletDensity",
+        ),
+        (json!({"ErosionSteps": 200}), "ErosionSteps"),
+        (json!({"MapSize": 8192}), "MapSize"),
+    ] {
+        let r = post(
+            &s,
+            "api/preview",
+            json!({"seed": 1, "config": config}).to_string(),
+        );
+        assert_eq!(r.status, 422, "{config}");
+        assert_eq!(r.json()["errors"][0]["key"], key);
+    }
+    let dials = get(&s, "api/dials").json();
+    let steps = dials["dials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["key"] == "ErosionSteps")
+        .unwrap()
+        .clone();
+    assert_eq!(steps["preview_max"], 48.0);
+}
+
 fn wait_for_job(s: &Server, until: impl Fn(&Value) -> bool) -> Value {
     let started = Instant::now();
     loop {

@@ -59,6 +59,9 @@ pub enum GenerateError {
     /// The water bodies cannot be written.
     #[error(transparent)]
     WaterBodies(#[from] WaterBodyError),
+    /// The caller stopped the work (cancelled, or past its deadline).
+    #[error("generation stopped: {0}")]
+    Stopped(#[from] crate::progress::Stop),
 }
 
 /// A generated world: the blueprint to export and what the stages know about it.
@@ -160,8 +163,10 @@ pub struct WorldStats {
 pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World, GenerateError> {
     let sea = params::sea(config);
     let mut island = shape_island(config, seed, &sea, progress);
+    progress.check()?;
     let water = timed(progress, "water", || classify_water(&island.raw, &sea));
     let mut relief = elevate(config, seed, &island, &sea, progress);
+    progress.check()?;
     let (erosion, landscape) = match config.erosion.model {
         ErosionModel::Droplets => (
             Some(erode_relief(
@@ -187,6 +192,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         ),
         ErosionModel::Off => (None, None),
     };
+    progress.check()?;
     let rivers = params::rivers(config).map(|p| {
         let stage = progress.stage("rivers", 0);
         let r = flow_rivers(
@@ -216,6 +222,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
     };
     // The classify heights' last reader was the biomes: 4 bytes a pixel returned now.
     island.raw = Array2::zeros((0, 0));
+    progress.check()?;
     let mut reach_ids = Vec::new();
     let bodies = timed(progress, "water bodies", || {
         let reaches = match &rivers {
@@ -242,6 +249,7 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
     });
     // The mainland mask's last readers were the towns and the statistics.
     island.mainland.mask = Array2::zeros((0, 0));
+    progress.check()?;
     let (road_paths, road_report) = match config.skip_roads {
         true => (Default::default(), None),
         false => {

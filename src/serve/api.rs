@@ -388,13 +388,9 @@ async fn view(
         )));
     }
     let size = (q.width, height as usize);
-    let gate = s.clone();
-    let _turn = gate
-        .heavy
-        .acquire()
-        .await
-        .map_err(|_| ApiError::internal("shutting down"))?;
+    let turn = heavy_turn(&s).await?;
     blocking(move || {
+        let _turn = turn;
         let w = load(&s, &q.w)?;
         let side = w.side() as f64;
         if q.x0 >= side || q.y0 >= side || q.x1 <= 0.0 || q.y1 <= 0.0 {
@@ -416,17 +412,29 @@ async fn dials_handler() -> Json<Value> {
     Json(dials::table_json())
 }
 
+/// The turn at the heavy work, to move into it: it is released when the work ends, not when the
+/// request is dropped.
+async fn heavy_turn(s: &Shared) -> ApiResult<tokio::sync::OwnedSemaphorePermit> {
+    s.heavy
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|_| ApiError::internal("shutting down"))
+}
+
 async fn preview_handler(
     State(s): State<Arc<Shared>>,
     body: Result<Json<preview::PreviewRequest>, JsonRejection>,
 ) -> ApiResult<Response> {
     let Json(req) = body?;
-    let _turn = s
-        .heavy
-        .acquire()
-        .await
-        .map_err(|_| ApiError::internal("shutting down"))?;
-    let out = blocking(move || preview::preview(&req)).await?;
+    let cancel = s.previews.supersede();
+    let _cancel_if_dropped = preview::CancelOnDrop(cancel.clone());
+    let turn = heavy_turn(&s).await?;
+    let out = blocking(move || {
+        let _turn = turn;
+        preview::preview(&req, &s.previews, cancel)
+    })
+    .await?;
     Ok(png_response(
         Arc::new(out.png),
         Some(("x-islagen-stats", out.stats.to_string())),

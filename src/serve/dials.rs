@@ -438,6 +438,9 @@ pub fn table_json() -> Value {
                 Kind::Enum(o) => ("enum", Value::Null, Value::Null, json!(o)),
             };
             v["type"] = json!(kind);
+            if let Some((_, max)) = PREVIEW_LIMITS.iter().find(|(k, _)| *k == d.key) {
+                v["preview_max"] = json!(max);
+            }
             v["min"] = min;
             v["max"] = max;
             v["options"] = options;
@@ -499,6 +502,47 @@ pub fn validate(config: &Value, size: u32, seed: i32) -> Result<Config, Vec<KeyE
             .collect()),
         Ok(l) => Ok(l.config),
     }
+}
+
+/// The most a preview may ask of the dials that multiply its work (droplets, their paths and
+/// brushes, the implicit steps, the towns the roads join), each well above its default; the
+/// full ranges stay open to a generation. A preview also stops at [`super::preview::DEADLINE`].
+pub const PREVIEW_LIMITS: &[(&str, f64)] = &[
+    ("ErosionDropletDensity", 15_000.0),
+    ("ErosionDropletDistance", 4096.0),
+    ("ErosionBrushSize", 32.0),
+    ("ErosionSteps", 48.0),
+    ("DensityMultiplier", 4.0),
+];
+
+/// Validates a preview's config: only the dials (MapSize and WorldSeed are the preview's own),
+/// within [`PREVIEW_LIMITS`], then as [`validate`] does.
+pub fn validate_preview(config: &Value, seed: i32) -> Result<Config, Vec<KeyError>> {
+    let mut errors = Vec::new();
+    for (k, v) in config.as_object().into_iter().flatten() {
+        let dial =
+            DIALS.iter().any(|d| d.key == k) && !matches!(k.as_str(), "MapSize" | "WorldSeed");
+        if !dial && KNOWN_KEYS.contains(&k.as_str()) {
+            errors.push(key_error(
+                k,
+                "not a dial: a preview takes only the Tune page's dials".into(),
+            ));
+            continue;
+        }
+        let limit = PREVIEW_LIMITS.iter().find(|(key, _)| key == k);
+        if let (Some(&(_, max)), Some(n)) = (limit, v.as_f64()) {
+            if n > max {
+                errors.push(key_error(
+                    k,
+                    format!("{n} is more work than a preview takes (at most {max}; a generation takes the full range)"),
+                ));
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    validate(config, PREVIEW_SIZE, seed)
 }
 
 fn key_error(key: &str, message: String) -> KeyError {
@@ -568,6 +612,39 @@ mod tests {
                 Config::from_json(&json!({ d.key: d.default_json() }).to_string(), "t").unwrap();
             assert_eq!(given.config, defaults, "{}: default differs", d.key);
         }
+    }
+
+    #[test]
+    fn a_preview_takes_only_dials_within_its_limits() {
+        for &(key, max) in PREVIEW_LIMITS {
+            let dial = DIALS.iter().find(|d| d.key == key).expect("a dial");
+            let (min, full, value): (f64, f64, fn(f64) -> Value) = match dial.kind {
+                Kind::Float(a, b) => (a, b, |v| json!(v)),
+                Kind::Int(a, b) => (a as f64, b as f64, |v| json!(v as i64)),
+                _ => panic!("{key} is not numeric"),
+            };
+            assert!(
+                min < max && max < full,
+                "{key}: {max} not inside {min}..{full}"
+            );
+            let at = |v: f64| json!({ key: value(v) });
+            assert!(validate_preview(&at(max), 1).is_ok(), "{key} at its limit");
+            let e = validate_preview(&at(full), 1).unwrap_err();
+            assert_eq!(e[0].key.as_deref(), Some(key));
+            assert!(
+                validate(&at(full), 8192, 1).is_ok(),
+                "{key}: generations keep it"
+            );
+        }
+        let others = KNOWN_KEYS
+            .iter()
+            .filter(|k| !DIALS.iter().any(|d| d.key == **k));
+        for not_a_dial in ["MapSize", "WorldSeed"].into_iter().chain(others.copied()) {
+            let e = validate_preview(&json!({ not_a_dial: 1 }), 1).unwrap_err();
+            assert!(e[0].message.contains("not a dial"), "{not_a_dial}: {e:?}");
+        }
+        let c = validate_preview(&json!({"CraterRadius": 80}), 9).unwrap();
+        assert_eq!((c.map_size, c.world_seed), (PREVIEW_SIZE, 9));
     }
 
     #[test]

@@ -104,8 +104,11 @@ pub struct Shared {
     pub tiles: tiles::TileCache,
     /// The generation job.
     pub jobs: jobs::Jobs,
-    /// One preview or view picture at a time (each uses every core, a view up to ~200 MB).
-    pub heavy: tokio::sync::Semaphore,
+    /// One preview or view picture at a time (each uses every core, a view up to ~200 MB): the
+    /// permit moves into the blocking work and is released when that ends.
+    pub heavy: Arc<tokio::sync::Semaphore>,
+    /// The previews in flight.
+    pub previews: preview::Previews,
 }
 
 /// A running server.
@@ -191,7 +194,8 @@ pub fn start(opts: ServeOptions) -> Result<Server, ServeError> {
         worlds: worlds::Worlds::new(opts.max_worlds, opts.max_world_bytes),
         tiles: tiles::TileCache::new(opts.max_tile_bytes),
         jobs: jobs::Jobs::default(),
-        heavy: tokio::sync::Semaphore::new(1),
+        heavy: Arc::new(tokio::sync::Semaphore::new(1)),
+        previews: preview::Previews::default(),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

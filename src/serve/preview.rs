@@ -2,21 +2,70 @@
 //! one picture. Every distance scales with MapSize, so the preview is the same island as the
 //! full-size world (the pixels are coarser).
 //!
-//! Guarantees: the config goes through the real validation ([`super::dials::validate`]) with
-//! MapSize forced to [`PREVIEW_SIZE`]; a refused config is a 422 naming each key; nothing is
-//! written to disk.
+//! Guarantees: the config goes through the real validation ([`super::dials::validate_preview`]:
+//! only the dials, within the preview's work limits) with MapSize forced to [`PREVIEW_SIZE`]; a
+//! refused config is a 422 naming each key; nothing is written to disk. A preview stops (between
+//! stages) when a newer one supersedes it, when its client goes away, or at [`DEADLINE`]; one
+//! runs at a time, and its turn is held by the work itself, not by the request.
 
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::pipeline;
-use crate::progress::Progress;
+use crate::pipeline::{self, GenerateError};
+use crate::progress::{Progress, Stop};
 use crate::render;
 
 use super::api::ApiError;
-use super::dials::{validate, PREVIEW_SIZE};
+use super::dials::{validate_preview, PREVIEW_SIZE};
+
+/// The longest a preview may run (a 512 preview with the defaults takes about a second).
+pub const DEADLINE: Duration = Duration::from_secs(20);
+
+/// The previews: the newest one's cancel flag, and counts the tests read.
+#[derive(Debug, Default)]
+pub struct Previews {
+    newest: Mutex<Option<Arc<AtomicBool>>>,
+    running: AtomicUsize,
+    peak: AtomicUsize,
+    stopped: AtomicUsize,
+}
+
+impl Previews {
+    /// The cancel flag of a new preview; the one before it is cancelled (the page shows only the
+    /// newest).
+    pub fn supersede(&self) -> Arc<AtomicBool> {
+        let flag = Arc::new(AtomicBool::new(false));
+        let mut newest = self.newest.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = newest.replace(flag.clone()) {
+            old.store(true, Ordering::Relaxed);
+        }
+        flag
+    }
+
+    /// Most previews that ever ran at once.
+    pub fn peak(&self) -> usize {
+        self.peak.load(Ordering::Relaxed)
+    }
+
+    /// Previews stopped before they were done.
+    pub fn stopped(&self) -> usize {
+        self.stopped.load(Ordering::Relaxed)
+    }
+}
+
+/// Sets its flag when dropped: a request's handler dropped (its client went away) cancels the
+/// work it started.
+pub struct CancelOnDrop(pub Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
 
 /// The request body.
 #[derive(Debug, Deserialize)]
@@ -55,8 +104,24 @@ pub fn refused(errors: Vec<super::dials::KeyError>) -> ApiError {
     }
 }
 
-/// Generates and draws the preview.
-pub fn preview(req: &PreviewRequest) -> Result<Preview, ApiError> {
+/// Generates and draws the preview, counted in `previews`, stopping when `cancel` is set or at
+/// [`DEADLINE`].
+pub fn preview(
+    req: &PreviewRequest,
+    previews: &Previews,
+    cancel: Arc<AtomicBool>,
+) -> Result<Preview, ApiError> {
+    let now = previews.running.fetch_add(1, Ordering::SeqCst) + 1;
+    previews.peak.fetch_max(now, Ordering::SeqCst);
+    let out = make(req, Progress::hidden().stoppable(cancel, DEADLINE));
+    previews.running.fetch_sub(1, Ordering::SeqCst);
+    if matches!(&out, Err(e) if e.status == axum::http::StatusCode::CONFLICT) {
+        previews.stopped.fetch_add(1, Ordering::Relaxed);
+    }
+    out
+}
+
+fn make(req: &PreviewRequest, progress: Progress) -> Result<Preview, ApiError> {
     let layer = req.layer.as_deref().unwrap_or("height");
     if !["height", "biomes", "roads"].contains(&layer) {
         return Err(ApiError::bad_request(format!(
@@ -68,15 +133,25 @@ pub fn preview(req: &PreviewRequest) -> Result<Preview, ApiError> {
     } else {
         req.config.clone()
     };
-    let mut config = validate(&config, PREVIEW_SIZE, req.seed).map_err(refused)?;
+    let mut config = validate_preview(&config, req.seed).map_err(refused)?;
     if layer != "roads" {
         // Roads are the slowest stage and only the roads picture shows them.
         config.skip_roads = true;
     }
     let seed = crate::seed::resolve(config.world_seed);
     let started = Instant::now();
-    let world = pipeline::generate(&config, seed, &Progress::hidden())
-        .map_err(|e| ApiError::unprocessable(format!("generation failed: {e}")))?;
+    let stopped = |stop: Stop| match stop {
+        Stop::Cancelled => ApiError::conflict("the preview was superseded or abandoned"),
+        Stop::Deadline(d) => ApiError::unprocessable(format!(
+            "the preview ran past its {} s: ask less of the work dials (droplets, steps, towns)",
+            d.as_secs()
+        )),
+    };
+    progress.check().map_err(stopped)?;
+    let world = pipeline::generate(&config, seed, &progress).map_err(|e| match e {
+        GenerateError::Stopped(stop) => stopped(stop),
+        e => ApiError::unprocessable(format!("generation failed: {e}")),
+    })?;
     let generated = started.elapsed().as_secs_f64();
     let bp = &world.blueprint;
     let image = match layer {
