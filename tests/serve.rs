@@ -1039,3 +1039,51 @@ fn stopping_the_server_with_sigterm_stops_its_generation() {
     );
     assert_eq!(listing(&root), Vec::<PathBuf>::new(), "files left behind");
 }
+
+/// Stopping waits for requests in flight (here one whose body never finishes arriving); a
+/// second Ctrl-C quits at once.
+#[test]
+fn a_second_ctrl_c_quits_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, url) = serve_command(dir.path(), &[], false);
+    let addr: std::net::SocketAddr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+    let mut hanging = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        hanging,
+        "POST /api/preview HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"seed\""
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = server.id().to_string();
+    let interrupt = || {
+        let kill = std::process::Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+    };
+    interrupt();
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(
+        server.try_wait().unwrap().is_none(),
+        "the first Ctrl-C waits for the request in flight"
+    );
+    interrupt();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "still up after a second Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    drop(hanging);
+}

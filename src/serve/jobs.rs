@@ -359,8 +359,8 @@ fn watch(
     let cancelled = lock().cancel;
     let outcome = match status {
         _ if cancelled => Err(State::Cancelled),
-        Some(s) if s.success() => place(&tmp, &root, &final_name).map_err(|e| {
-            lock().error = Some(format!("moving the new world into place: {e}"));
+        Some(s) if s.success() => place_or_keep(&tmp, &root, &final_name).map_err(|e| {
+            lock().error = Some(e);
             State::Failed
         }),
         other => {
@@ -373,7 +373,9 @@ fn watch(
             Err(State::Failed)
         }
     };
-    let _ = std::fs::remove_dir_all(&tmp);
+    if !tmp.join(KEPT).exists() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
     let mut j = lock();
     j.child = None;
     match outcome {
@@ -404,12 +406,38 @@ pub fn remove_stale(root: &Path) {
             .and_then(|rest| rest.rsplit('-').next())
             .and_then(|pid| pid.parse::<u32>().ok());
         let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-        if let Some(pid) = pid.filter(|_| is_dir) {
+        let kept = e.path().join(KEPT).exists();
+        if let Some(pid) = pid.filter(|_| is_dir && !kept) {
             if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
                 let _ = std::fs::remove_dir_all(e.path());
             }
         }
     }
+}
+
+/// The note a finished world that could not be placed keeps in its folder (no later start
+/// removes a folder holding it).
+const KEPT: &str = "NOT-PLACED.txt";
+
+/// Places the finished folder ([`place`]); when that fails the world is kept where it is, with
+/// a note saying why, and the error names the folder.
+fn place_or_keep(tmp: &Path, root: &Path, name: &str) -> Result<PathBuf, String> {
+    let placed = place(tmp, root, name);
+    if let Some(folder) = placed.as_ref().ok().and_then(|dat| dat.parent()) {
+        // An earlier attempt's note, if any.
+        let _ = std::fs::remove_file(folder.join(KEPT));
+    }
+    placed.map_err(|e| {
+        let why = format!("moving the new world into place as {name}: {e}");
+        let note = format!("{why}\nMove this folder to a visible name to see the world.\n");
+        match std::fs::write(tmp.join(KEPT), note) {
+            Ok(()) => format!("{why}; the world is kept in {}", tmp.display()),
+            Err(w) => format!(
+                "{why}; it could not be kept either ({w}): it is in {}",
+                tmp.display()
+            ),
+        }
+    })
 }
 
 /// Renames the finished folder into place; the blueprint's path.
@@ -435,4 +463,46 @@ fn place(tmp: &Path, root: &Path, name: &str) -> std::io::Result<PathBuf> {
         return Ok(target.join(dat));
     }
     Err(std::io::Error::other("no free folder name"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A finished world that cannot be moved into place is kept, marked, named in the error,
+    /// and survives the next start's clean-up of stale job folders.
+    #[test]
+    fn a_world_that_cannot_be_placed_is_kept_and_its_folder_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        // A job folder of a server that is gone (no such pid), holding a finished world.
+        let tmp = root.join(".islagen-job-1-4000000000");
+        std::fs::create_dir(&tmp).unwrap();
+        std::fs::write(tmp.join("MapData_Seed_1.dat"), b"world").unwrap();
+        // Every name the world could take is taken.
+        std::fs::create_dir(root.join("gen-1-256")).unwrap();
+        for k in 2..1000 {
+            std::fs::create_dir(root.join(format!("gen-1-256-{k}"))).unwrap();
+        }
+        let e = place_or_keep(&tmp, root, "gen-1-256").unwrap_err();
+        assert!(
+            e.contains("no free folder name") && e.contains(&tmp.display().to_string()),
+            "{e}"
+        );
+        remove_stale(root);
+        assert_eq!(
+            std::fs::read(tmp.join("MapData_Seed_1.dat")).unwrap(),
+            b"world"
+        );
+        // An ordinary stale folder is still removed.
+        let stale = root.join(".islagen-job-2-4000000000");
+        std::fs::create_dir(&stale).unwrap();
+        remove_stale(root);
+        assert!(!stale.exists());
+        // And with a free name the world goes into place.
+        std::fs::remove_dir(root.join("gen-1-256-7")).unwrap();
+        let dat = place_or_keep(&tmp, root, "gen-1-256").unwrap();
+        assert_eq!(dat, root.join("gen-1-256-7/MapData_Seed_1.dat"));
+        assert!(!root.join("gen-1-256-7").join(KEPT).exists());
+    }
 }

@@ -148,14 +148,17 @@ impl Server {
         }
     }
 
+    /// Cancels the running generation and the newest preview first, then stops serving (which
+    /// waits for requests in flight).
     fn stop_now(&mut self) {
+        let _ = self.shared.jobs.cancel();
+        self.shared.previews.supersede();
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-        let _ = self.shared.jobs.cancel();
     }
 }
 
@@ -245,14 +248,24 @@ pub fn run(opts: ServeOptions) -> Result<(), ServeError> {
 }
 
 /// Waits for SIGINT (Ctrl-C) or SIGTERM, then stops `server`: a running generation is
-/// cancelled — its child killed and its folder removed — so stopping the server never leaves a
-/// generation running on its own.
+/// cancelled first — its child killed and its folder removed — so stopping the server never
+/// leaves a generation running on its own; then the server waits for requests in flight, and a
+/// second signal quits at once (exit status 130).
 pub fn serve_until_signal(server: Server) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     runtime.block_on(stop_signal())?;
-    tracing::info!("stopping: cancelling any running generation");
+    tracing::info!("stopping: cancelling any running generation (Ctrl-C again to quit at once)");
+    // Stopping waits for requests in flight; a second signal ends the process there and then.
+    std::thread::spawn(move || {
+        runtime.block_on(async {
+            if stop_signal().await.is_ok() {
+                eprintln!("second stop signal: quitting at once");
+                std::process::exit(130);
+            }
+        })
+    });
     server.shutdown();
     Ok(())
 }
