@@ -224,6 +224,26 @@ fn rivr_negative_width_or_discharge_is_rejected() {
     }
 }
 
+/// A width of 1e30 would make every river tile paint in full: widths stop at the format's most,
+/// and the error names the river, its reaches and the point.
+#[test]
+fn rivr_width_over_the_format_most_is_rejected_naming_the_reach() {
+    let (mut bytes, _, p) = rivr_file();
+    put(
+        &mut bytes,
+        p + 35,
+        &islagen::blueprint::format::MAX_RIVER_WIDTH_M.to_le_bytes(),
+    );
+    read_bytes(&bytes).expect("the widest allowed width reads");
+    put(&mut bytes, p + 35, &1e30f32.to_le_bytes());
+    rejected_at(&bytes, Rule::WidthOutOfRange, p + 35);
+    let text = read_bytes(&bytes).unwrap_err().to_string();
+    assert!(
+        text.contains("river 0 (reaches [") && text.contains("point 0"),
+        "{text}"
+    );
+}
+
 #[test]
 fn rivr_coordinates_off_the_map_are_rejected() {
     for (at, v) in [(27, 256.5f32), (31, -0.25)] {

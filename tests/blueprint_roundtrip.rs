@@ -267,6 +267,10 @@ fn writer_refuses_rivers_the_reader_would_reject() {
         RiverProblem::OutOfMap
     );
     assert_eq!(
+        problem(refused(&|n| n.rivers[0].points[2].width_m = 1e30)),
+        RiverProblem::TooWide
+    );
+    assert_eq!(
         problem(refused(&|n| n.rivers[0].reaches.push(2))),
         RiverProblem::UnknownReach(2),
         "body 2 is a lake"
@@ -399,7 +403,7 @@ prop_compose! {
         utc in "[ -~]{0,40}",
         hash in "[0-9a-f]{0,12}|ünï©ødé",
         heights_bits in any::<u32>(),
-        rivers in prop::option::of(prop::collection::vec((1u8..=255, prop::collection::vec(4u16..=5, 0..3), prop::collection::vec((0.0f32..=256.0, 0.0f32..=256.0, 0.0f32..1.0e4, 0.0f32..1.0e6), 0..8)), 0..6)),
+        rivers in prop::option::of(prop::collection::vec((1u8..=255, prop::collection::vec(4u16..=5, 0..3), prop::collection::vec((0.0f32..=256.0, 0.0f32..=256.0, 0.0f32..=MAX_RIVER_WIDTH_M, 0.0f32..1.0e6), 0..8)), 0..6)),
     ) -> Blueprint {
         let mut bp = sample::full(256, salt);
         bp.params.world_seed = seed;

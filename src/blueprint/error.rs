@@ -44,6 +44,8 @@ pub enum Rule {
     NegativeValue,
     /// A position (a river point's x or y) lies outside 0 ..= MapSize.
     CoordinateOutOfRange,
+    /// A river point's width exceeds [`super::format::MAX_RIVER_WIDTH_M`].
+    WidthOutOfRange,
     /// A river's Strahler order is 0 (orders start at 1, a headwater stream).
     InvalidOrder,
     /// A river names a reach id that WBTB does not list as a body of type river.
@@ -73,6 +75,7 @@ impl Rule {
             Rule::NonFinite => "non-finite value",
             Rule::NegativeValue => "negative value",
             Rule::CoordinateOutOfRange => "coordinate outside 0..=MapSize",
+            Rule::WidthOutOfRange => "river width over the format's most",
             Rule::InvalidOrder => "Strahler order 0",
             Rule::UnknownReach => "reach id is not a WBTB river body",
             Rule::MissingReferencedSection => "section refers to an absent section",
@@ -224,6 +227,8 @@ pub enum RiverProblem {
     Negative,
     /// x or y outside 0 ..= MapSize ([`Rule::CoordinateOutOfRange`]).
     OutOfMap,
+    /// Width over [`super::format::MAX_RIVER_WIDTH_M`] ([`Rule::WidthOutOfRange`]).
+    TooWide,
     /// A reach id WBTB does not list as a river body ([`Rule::UnknownReach`]).
     UnknownReach(u16),
 }
@@ -235,6 +240,11 @@ impl fmt::Display for RiverProblem {
             RiverProblem::NonFinite => f.write_str("x, y, width or discharge is not finite"),
             RiverProblem::Negative => f.write_str("width or discharge is negative"),
             RiverProblem::OutOfMap => f.write_str("x or y lies outside 0..=MapSize"),
+            RiverProblem::TooWide => write!(
+                f,
+                "width is over the format's {} m",
+                super::format::MAX_RIVER_WIDTH_M
+            ),
             RiverProblem::UnknownReach(id) => {
                 write!(f, "reach {id} is not a WBTB body of type river")
             }

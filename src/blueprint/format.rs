@@ -227,6 +227,10 @@ pub const RIVR_RIVER_FIXED_LEN: u64 = 1 + 2 + COUNT_LEN;
 pub const RIVR_REACH_LEN: u64 = 2;
 /// Bytes of one river point: f32 x, f32 y, f32 widthM, f32 dischargeM3s.
 pub const RIVR_POINT_LEN: u64 = 16;
+/// The widest channel a river point may carry, metres: an eighth of the 8192 m world (the
+/// widest river islagen makes is about 60 m: 6 m × RiverWidthScale 5 × √3.4 m³/s). Readers
+/// refuse wider, so a hostile width cannot make every tile paint in full.
+pub const MAX_RIVER_WIDTH_M: f32 = 1024.0;
 
 /// The RIVR payload length for rivers with these (reach count, point count) pairs.
 pub fn rivr_len(rivers: impl IntoIterator<Item = (u64, u64)>) -> u64 {

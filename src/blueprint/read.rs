@@ -983,11 +983,26 @@ fn read_rivers<S: ReadAt + ?Sized>(
         }
         let point_count = src.count("river point", RIVR_POINT_LEN)?;
         let mut points = Vec::with_capacity(point_count);
-        for _ in 0..point_count {
+        for j in 0..point_count {
+            let (x, y) = (
+                src.river_value("x", Some(&map))?,
+                src.river_value("y", Some(&map))?,
+            );
+            let width_at = src.pos;
+            let width_m = src.river_value("widthM", None)?;
+            if width_m > MAX_RIVER_WIDTH_M {
+                return Err(src.err(
+                    Rule::WidthOutOfRange,
+                    width_at,
+                    format!(
+                        "river {i} (reaches {reaches:?}) point {j}: widthM = {width_m} is over the format's {MAX_RIVER_WIDTH_M} m"
+                    ),
+                ));
+            }
             points.push(RiverPoint {
-                x: src.river_value("x", Some(&map))?,
-                y: src.river_value("y", Some(&map))?,
-                width_m: src.river_value("widthM", None)?,
+                x,
+                y,
+                width_m,
                 discharge_m3s: src.river_value("dischargeM3s", None)?,
             });
         }

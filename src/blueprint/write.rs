@@ -81,7 +81,8 @@ pub fn validate(bp: &Blueprint) -> Result<(), WriteError> {
 }
 
 /// The reader's RIVR rules, applied to the model: counts that fit, order ≥ 1, finite
-/// non-negative widths and discharges, points on the map, reaches that are WBTB river bodies.
+/// non-negative widths and discharges, widths up to [`MAX_RIVER_WIDTH_M`], points on the map,
+/// reaches that are WBTB river bodies.
 fn check_rivers(network: &RiverNetwork, bodies: &[WaterBody], size: i32) -> Result<(), WriteError> {
     fits_i32("RIVR rivers", network.rivers.len())?;
     let rivers = river_body_ids(bodies.iter().map(|b| (b.id, b.kind)));
@@ -113,6 +114,8 @@ fn check_rivers(network: &RiverNetwork, bodies: &[WaterBody], size: i32) -> Resu
                 RiverProblem::Negative
             } else if !map.contains(&p.x) || !map.contains(&p.y) {
                 RiverProblem::OutOfMap
+            } else if p.width_m > MAX_RIVER_WIDTH_M {
+                RiverProblem::TooWide
             } else {
                 continue;
             };

@@ -500,6 +500,23 @@ fn touches(out: &Pixels, a: [f32; 2], b: [f32; 2], r: f32) -> bool {
         && a.iter().chain(&b).all(|c| c.is_finite())
 }
 
+/// Whether the capsule of radius `r` around the segment a–b (tile pixels) covers the whole tile:
+/// it holds all four corners, and a capsule is convex.
+fn covers(out: &Pixels, a: [f32; 2], b: [f32; 2], r: f32) -> bool {
+    let (w, h) = (out.width as f32, out.height as f32);
+    let d = [b[0] - a[0], b[1] - a[1]];
+    let len2 = d[0] * d[0] + d[1] * d[1];
+    [[0.0, 0.0], [w, 0.0], [0.0, h], [w, h]].iter().all(|c| {
+        let p = [c[0] - a[0], c[1] - a[1]];
+        let t = match len2 > 0.0 {
+            true => ((p[0] * d[0] + p[1] * d[1]) / len2).clamp(0.0, 1.0),
+            false => 0.0,
+        };
+        let q = [p[0] - t * d[0], p[1] - t * d[1]];
+        q[0] * q[0] + q[1] * q[1] <= r * r
+    })
+}
+
 fn roads(world: &World, win: &Window) -> Pixels {
     let mut out = overlay_tile(win);
     let side = world.side() as f32;
@@ -533,6 +550,13 @@ fn rivers(world: &World, win: &Window) -> Pixels {
             );
             let width = seg[0].width_m.max(seg[1].width_m);
             let r = ((0.5 * width / mpp).max(0.5) * win.xs.scale as f32).max(0.6);
+            if covers(&out, a, b, r) {
+                // Every river is one opaque colour: the tile is done, whatever follows.
+                for px in out.data.chunks_exact_mut(4) {
+                    px.copy_from_slice(&[c[0], c[1], c[2], 255]);
+                }
+                return out;
+            }
             if touches(&out, a, b, r) {
                 capsule(&mut out, a, b, r, [c[0], c[1], c[2], 255]);
             }
@@ -673,5 +697,32 @@ pub fn composite(base: &mut Pixels, over: &Pixels) {
         for k in 0..3 {
             b[k] = ((u32::from(o[k]) * a + u32::from(b[k]) * (255 - a) + 127) / 255) as u8;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_capsule_covers_the_tile_only_when_it_holds_every_corner() {
+        let tile = Pixels {
+            width: 256,
+            height: 256,
+            channels: 4,
+            data: vec![0; 256 * 256 * 4],
+        };
+        let across = ([-10.0, 128.0], [266.0, 128.0]);
+        assert!(
+            covers(&tile, across.0, across.1, 129.0),
+            "a band over the corners"
+        );
+        assert!(!covers(&tile, across.0, across.1, 127.0));
+        assert!(
+            covers(&tile, [128.0; 2], [128.0; 2], 182.0),
+            "a disc: half-diagonal 181.02"
+        );
+        assert!(!covers(&tile, [128.0; 2], [128.0; 2], 180.0));
+        assert!(!covers(&tile, [1000.0; 2], [1000.0; 2], 1000.0), "far off");
     }
 }
