@@ -211,10 +211,14 @@ fn the_world_list_names_worlds_sweeps_and_hostile_files() {
         sweep["columns"],
         json!(["seed", "map_size", "land_fraction"])
     );
+    assert_eq!(
+        sweep["columns"],
+        json!(["seed", "map_size", "land_fraction"])
+    );
     assert_eq!(sweep["rows"][0]["world"], "sweep7/MapData_Seed_3.dat");
-    assert_eq!(sweep["rows"][0]["land_fraction"], json!(0.343));
+    assert_eq!(sweep["rows"][0]["values"], json!([3, 512, 0.343]));
     assert_eq!(sweep["rows"][1]["world"], Value::Null);
-    assert_eq!(sweep["rows"][1]["land_fraction"], Value::Null);
+    assert_eq!(sweep["rows"][1]["values"][2], Value::Null);
 }
 
 #[test]

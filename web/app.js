@@ -187,7 +187,10 @@ function sweepTable(s) {
   const head = el('tr', {}, el('th', { text: '' }),
     columns.map((c) => el('th', { dataset: { col: c }, title: `sort by ${c}`, text: c, onclick: () => sortBy(c) })));
   const body = el('tbody');
-  const rows = s.rows.map((r) => {
+  const rows = s.rows.map((row) => {
+    // Each row is its cells in column order, and its world.
+    const r = { world: row.world };
+    columns.forEach((c, i) => { r[c] = row.values[i]; });
     const cells = columns.map((c) => el('td', { text: r[c] === null || r[c] === undefined ? '' : fmt.value(r[c]) }));
     const thumb = r.world
       ? el('a', { href: `#world=${enc(r.world)}` },

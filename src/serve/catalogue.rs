@@ -7,7 +7,9 @@
 //! followed, hidden entries (a running job's temporary folder) are skipped, and at most
 //! [`MAX_ENTRIES`] directory entries and [`MAX_SWEEP_ROWS`] rows of a sweep table are read (a
 //! table whose header is over [`MAX_SWEEP_HEADER`] bytes is not listed), and at most
-//! [`MAX_SWEEP_BYTES`] of sweep tables in all: the folders past it are left out of the list.
+//! [`MAX_SWEEP_BYTES`] of sweep tables in all; a table's column names are held once (its rows
+//! are arrays in column order), and at most [`MAX_SWEEP_BUILT`] bytes of tables are built in
+//! memory. The folders past either budget are left out of the list.
 
 use std::collections::HashSet;
 use std::fs;
@@ -16,7 +18,7 @@ use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::blueprint::format::{
     MAX_MAP_SIZE, MIN_MAP_SIZE, PRMS, V1_FIRST_BYTE, V1_HEADER, V2_MAGIC, V2_VERSION,
@@ -34,9 +36,11 @@ pub const MAX_SWEEP_ROWS: usize = 10_000;
 pub const MAX_SWEEP_CSV: u64 = 16 << 20;
 /// Most bytes of `sweep.csv` read in one listing, all tables together.
 pub const MAX_SWEEP_BYTES: u64 = 64 << 20;
-/// Longest `sweep.csv` header line, bytes: each row holds a copy of every column name, so the
-/// header's length times [`MAX_SWEEP_ROWS`] bounds what a table costs.
+/// Longest `sweep.csv` header line, bytes.
 pub const MAX_SWEEP_HEADER: usize = 4096;
+/// Most bytes the listing may build for its sweep tables in memory, all tables together (what
+/// [`built_bytes`] counts); the tables past it are left out.
+pub const MAX_SWEEP_BUILT: usize = 128 << 20;
 /// Bytes read from a blueprint to list it.
 pub const HEADER_LEN: usize = 28;
 
@@ -66,12 +70,30 @@ pub struct WorldEntry {
 pub struct SweepEntry {
     /// The folder, relative to DIR.
     pub id: String,
-    /// The CSV header.
+    /// The CSV header, once for the table.
     pub columns: Vec<String>,
-    /// One object a row: column → value (numbers as numbers, empty as null), plus `world`.
-    pub rows: Vec<Map<String, Value>>,
+    /// The rows, in file order.
+    pub rows: Vec<SweepRow>,
     /// `contact_sheet.png` relative to DIR, when present.
     pub contact_sheet: Option<String>,
+}
+
+/// One row of a sweep table.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepRow {
+    /// The row's world (`seed`'s blueprint in the folder), when it is listed.
+    pub world: Option<String>,
+    /// The cells in column order (numbers as numbers, empty as null); a short line has fewer.
+    pub values: Vec<Value>,
+}
+
+/// What a row holds in memory, bytes: the row, its cells and their text.
+fn built_bytes(row: &SweepRow) -> usize {
+    let text = |v: &Value| v.as_str().map_or(0, str::len);
+    std::mem::size_of::<SweepRow>()
+        + row.values.len() * std::mem::size_of::<Value>()
+        + row.values.iter().map(text).sum::<usize>()
+        + row.world.as_ref().map_or(0, String::len)
 }
 
 /// The whole list.
@@ -91,7 +113,7 @@ pub fn list(root: &Path, shown: &str) -> Catalogue {
 }
 
 /// [`list`] reading at most `sweep_bytes` of sweep tables.
-fn list_within(root: &Path, shown: &str, mut sweep_bytes: u64) -> Catalogue {
+fn list_within(root: &Path, shown: &str, sweep_bytes: u64) -> Catalogue {
     let mut worlds = Vec::new();
     let mut sweep_dirs = Vec::new();
     let mut budget = MAX_ENTRIES;
@@ -99,9 +121,13 @@ fn list_within(root: &Path, shown: &str, mut sweep_bytes: u64) -> Catalogue {
     worlds.sort_by(|a, b| a.id.cmp(&b.id));
     sweep_dirs.sort();
     let ids: HashSet<&str> = worlds.iter().map(|w| w.id.as_str()).collect();
+    let mut budget = Budget {
+        read: sweep_bytes,
+        built: MAX_SWEEP_BUILT,
+    };
     let mut sweeps: Vec<SweepEntry> = sweep_dirs
         .iter()
-        .filter_map(|d| sweep(root, d, &ids, &mut sweep_bytes))
+        .filter_map(|d| sweep(root, d, &ids, &mut budget))
         .collect();
     sweeps.sort_by(|a, b| a.id.cmp(&b.id));
     Catalogue {
@@ -255,16 +281,29 @@ pub fn parse_header(b: &[u8], len: u64) -> Result<Header, String> {
     })
 }
 
-/// The sweep table of folder `dir`, if its `sweep.csv` can be read.
-/// `budget` is what is left of the listing's [`MAX_SWEEP_BYTES`]; `worlds` the listed ids.
-fn sweep(root: &Path, dir: &Path, worlds: &HashSet<&str>, budget: &mut u64) -> Option<SweepEntry> {
+/// What is left of the listing's sweep budgets.
+struct Budget {
+    /// Bytes of `sweep.csv` still to be read (of [`MAX_SWEEP_BYTES`]).
+    read: u64,
+    /// Bytes of tables still to be built (of [`MAX_SWEEP_BUILT`]).
+    built: usize,
+}
+
+/// The sweep table of folder `dir`, if its `sweep.csv` can be read within `budget`; `worlds`
+/// the listed ids.
+fn sweep(
+    root: &Path,
+    dir: &Path,
+    worlds: &HashSet<&str>,
+    budget: &mut Budget,
+) -> Option<SweepEntry> {
     let id = id_of(root, dir)?;
     let csv = dir.join("sweep.csv");
     let len = fs::metadata(&csv).ok()?.len();
-    if len > MAX_SWEEP_CSV || len > *budget {
+    if len > MAX_SWEEP_CSV || len > budget.read {
         return None;
     }
-    *budget -= len;
+    budget.read -= len;
     let text = fs::read_to_string(&csv).ok()?;
     let mut lines = text.lines();
     let header = lines.next().filter(|h| h.len() <= MAX_SWEEP_HEADER)?;
@@ -274,23 +313,24 @@ fn sweep(root: &Path, dir: &Path, worlds: &HashSet<&str>, budget: &mut u64) -> O
     } else {
         format!("{id}/")
     };
-    let rows = lines
-        .take(MAX_SWEEP_ROWS)
-        .map(|line| {
-            let mut row: Map<String, Value> = columns
-                .iter()
-                .zip(line.split(','))
-                .map(|(c, v)| (c.clone(), cell(v)))
-                .collect();
-            let world = row
-                .get("seed")
-                .and_then(Value::as_i64)
-                .map(|s| format!("{prefix}MapData_Seed_{s}.dat"))
-                .filter(|w| worlds.contains(w.as_str()));
-            row.insert("world".into(), world.map_or(Value::Null, Value::String));
-            row
-        })
-        .collect();
+    let seed_at = columns.iter().position(|c| c == "seed");
+    let mut built = header.len();
+    let mut rows = Vec::new();
+    for line in lines.take(MAX_SWEEP_ROWS) {
+        let values: Vec<Value> = line.split(',').take(columns.len()).map(cell).collect();
+        let world = seed_at
+            .and_then(|k| values.get(k))
+            .and_then(Value::as_i64)
+            .map(|s| format!("{prefix}MapData_Seed_{s}.dat"))
+            .filter(|w| worlds.contains(w.as_str()));
+        let row = SweepRow { world, values };
+        built += built_bytes(&row);
+        if built > budget.built {
+            return None;
+        }
+        rows.push(row);
+    }
+    budget.built -= built;
     let sheet = dir.join("contact_sheet.png");
     Some(SweepEntry {
         contact_sheet: sheet
@@ -370,12 +410,56 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         let table = |header: &str| format!("{header}\n{}", "1\n".repeat(MAX_SWEEP_ROWS));
         std::fs::write(root.join("sweep.csv"), table("seed,land")).unwrap();
-        let read = sweep(&root, &root, &HashSet::new(), &mut MAX_SWEEP_BYTES.clone()).unwrap();
+        let read = sweep(&root, &root, &HashSet::new(), &mut full()).unwrap();
         assert_eq!((read.columns.len(), read.rows.len()), (2, MAX_SWEEP_ROWS));
-        // One 64 KiB column name copied into 10 000 rows would be 640 MB.
         let long = "c".repeat(64 << 10);
         std::fs::write(root.join("sweep.csv"), table(&long)).unwrap();
-        assert!(sweep(&root, &root, &HashSet::new(), &mut MAX_SWEEP_BYTES.clone()).is_none());
+        assert!(sweep(&root, &root, &HashSet::new(), &mut full()).is_none());
+    }
+
+    fn full() -> Budget {
+        Budget {
+            read: MAX_SWEEP_BYTES,
+            built: MAX_SWEEP_BUILT,
+        }
+    }
+
+    /// A 14 KB table whose one 4 KB column name was copied into each of its 10 000 rows built
+    /// 42 MB: the names are held once, and what the rows build is counted and capped.
+    #[test]
+    fn a_table_builds_about_what_it_reads_and_the_listing_caps_what_it_builds() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let name = "c".repeat(MAX_SWEEP_HEADER);
+        let csv = format!("{name}\n{}", "1\n".repeat(MAX_SWEEP_ROWS));
+        std::fs::write(root.join("sweep.csv"), &csv).unwrap();
+        let mut budget = full();
+        let read = sweep(&root, &root, &HashSet::new(), &mut budget).unwrap();
+        assert_eq!(read.rows.len(), MAX_SWEEP_ROWS);
+        // What is built and sent is the text plus a constant a row (it was the name a row).
+        let per_row = |bytes: usize| bytes.saturating_sub(csv.len()) / MAX_SWEEP_ROWS;
+        let built = MAX_SWEEP_BUILT - budget.built;
+        assert!(per_row(built) <= 96, "{built} B built from {} B", csv.len());
+        let json = serde_json::to_vec(&read).unwrap().len();
+        assert!(per_row(json) <= 32, "{json} B of JSON from {} B", csv.len());
+        // The rows stay in step with the columns, and `world` comes from `seed`.
+        std::fs::write(root.join("sweep.csv"), "land,seed\n0.5,3,extra\n,4\n").unwrap();
+        let ids: HashSet<&str> = ["MapData_Seed_3.dat"].into();
+        let t = sweep(&root, &root, &ids, &mut full()).unwrap();
+        assert_eq!(t.rows[0].values, [Value::from(0.5), Value::from(3)]);
+        assert_eq!(t.rows[0].world.as_deref(), Some("MapData_Seed_3.dat"));
+        assert_eq!(
+            (t.rows[1].values[0].clone(), t.rows[1].world.clone()),
+            (Value::Null, None)
+        );
+        // A table past what is left to build is left out, and takes nothing.
+        let mut low = Budget {
+            read: MAX_SWEEP_BYTES,
+            built: built - 1,
+        };
+        std::fs::write(root.join("sweep.csv"), &csv).unwrap();
+        assert!(sweep(&root, &root, &HashSet::new(), &mut low).is_none());
+        assert_eq!(low.built, built - 1);
     }
 
     #[test]
