@@ -599,6 +599,22 @@ fn superseded_previews_are_cancelled_and_never_run_side_by_side() {
     );
 }
 
+/// Browsing the list (its thumbnails) never evicts the world open, even with room for one.
+#[test]
+fn thumbnails_do_not_evict_the_open_world() {
+    let f = fixture();
+    let mut opts = ServeOptions::new(f.root.clone(), "127.0.0.1:0".parse().unwrap());
+    opts.max_worlds = 1;
+    let s = serve::start(opts).unwrap();
+    assert_eq!(get(&s, &format!("api/world?w={W}")).status, 200);
+    let other = "sweep7/MapData_Seed_3.dat";
+    let r = get(&s, &format!("api/thumbnail.png?w={other}"));
+    assert_eq!((r.status, r.content_type.as_str()), (200, "image/png"));
+    let worlds = &s.shared().worlds;
+    assert!(worlds.holds(&f.root.join(W)), "the open world was evicted");
+    assert!(!worlds.holds(&f.root.join(other)));
+}
+
 /// A preview takes only the Tune page's dials, within limits on the work they multiply.
 #[test]
 fn a_preview_refuses_keys_and_work_beyond_the_dials() {

@@ -219,6 +219,17 @@ pub fn header_safe(text: &str) -> String {
 /// One tile, from the cache or rendered; the error tile (200, `X-Islagen-Error`) for a world
 /// that cannot be read.
 fn tile_png(s: &Shared, id: &str, layer: Layer, (z, x, y): (u32, u32, u32)) -> ApiResult<Response> {
+    tile_png_from(s, id, layer, (z, x, y), &|path| s.worlds.get(path))
+}
+
+/// [`tile_png`] with the world from `open` (the cache, or a passing look for a thumbnail).
+fn tile_png_from(
+    s: &Shared,
+    id: &str,
+    layer: Layer,
+    (z, x, y): (u32, u32, u32),
+    open: &dyn Fn(&std::path::Path) -> Result<Arc<World>, String>,
+) -> ApiResult<Response> {
     let path = paths::resolve(&s.root, id)?;
     let file = FileKey::of(&path).map_err(|e| ApiError::not_found(format!("{id}: {e}")))?;
     let key = TileKey {
@@ -229,7 +240,7 @@ fn tile_png(s: &Shared, id: &str, layer: Layer, (z, x, y): (u32, u32, u32)) -> A
     if let Some(png) = s.tiles.get(&key) {
         return Ok(png_response(png, None));
     }
-    let world = match s.worlds.get(&path) {
+    let world = match open(&path) {
         Ok(w) => w,
         Err(e) => {
             return Ok(png_response(
@@ -286,7 +297,13 @@ async fn thumbnail(
     q: Result<Query<WorldQuery>, QueryRejection>,
 ) -> ApiResult<Response> {
     let Query(q) = q?;
-    blocking(move || tile_png(&s, &q.w, Layer::Height, (0, 0, 0))).await
+    // A thumbnail never evicts the world open: a world not cached is read for it alone.
+    blocking(move || {
+        tile_png_from(&s, &q.w, Layer::Height, (0, 0, 0), &|path| {
+            s.worlds.get_passing(path)
+        })
+    })
+    .await
 }
 
 /// `?path=REL`.

@@ -11,8 +11,9 @@
 //!
 //! Guarantees: nothing a request or a file in DIR holds can crash the server (typed 4xx errors,
 //! panics in handlers caught as 500); memory is bounded by the world and tile caches' limits
-//! ([`ServeOptions`]) plus one world being loaded; one generation runs at a time and leaves no
-//! partial files.
+//! ([`ServeOptions`]: worlds count what they hold and reserve their worst case before they
+//! load) plus the one world in use; other websites are refused ([`guard`]); one preview and one
+//! generation run at a time, and a generation leaves no partial files.
 
 pub mod api;
 pub mod assets;
@@ -45,7 +46,8 @@ pub struct ServeOptions {
     pub exe: Option<PathBuf>,
     /// Most worlds held loaded.
     pub max_worlds: usize,
-    /// Most bytes of world grids held (beyond the world in use).
+    /// Most bytes the cached and loading worlds hold (grids, roads, rivers, towns), beyond the
+    /// world in use.
     pub max_world_bytes: u64,
     /// Most bytes of encoded tiles cached.
     pub max_tile_bytes: usize,

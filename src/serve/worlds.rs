@@ -4,9 +4,17 @@
 //! Guarantees: a blueprint is read through [`crate::blueprint::read_file`] (the hostile-input
 //! reader) once however many requests ask for it at the same time; a failed read is kept as its
 //! message (for the same file version) and never retried in a loop; the cache holds at most
-//! `max_worlds` worlds and, beyond the one most recently used, at most `max_bytes` of grids.
-//! The whole blueprint is read into memory (HGTS, BIOM and WBID are kept: 7 bytes a pixel,
-//! 470 MB at 8192, 7.5 GB at 32768; WSRF is dropped after reading).
+//! `max_worlds` worlds and, beyond the one most recently used, at most `max_bytes`.
+//!
+//! **Memory is counted as held, before it is held.** A world counts what it really holds
+//! ([`held_bytes`]: grids, roads, rivers, towns, water bodies, with the allocator's blocks), and
+//! a world about to load reserves its worst case first ([`estimate_bytes`], from the file's
+//! section table: grids as on disk, every variable-length section at its worst expansion), so
+//! worlds loading at once are counted too; a load that cannot fit even after evicting what can
+//! be evicted is refused (and retried on a later request). A thumbnail of a world not in the
+//! cache is read without entering it ([`Worlds::get_passing`]), so browsing the list never
+//! evicts the world open. The whole blueprint is read into memory (HGTS, BIOM and WBID are kept:
+//! 7 bytes a pixel, 470 MB at 8192, 7.5 GB at 32768; WSRF is dropped after reading).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -57,7 +65,7 @@ pub struct World {
     pub sea_raw: f32,
     /// Lowest and highest height, metres relative to sea level.
     pub height_range_m: [f32; 2],
-    /// Bytes of grids held.
+    /// Bytes held ([`held_bytes`]).
     pub bytes: u64,
 }
 
@@ -65,45 +73,128 @@ pub struct World {
 /// and byte offset.
 pub type LoadError = String;
 
-type Slot = Arc<OnceLock<Result<Arc<World>, LoadError>>>;
+/// A load's outcome as a slot keeps it: a refusal for want of room is not kept (it is retried).
+type Outcome = Result<Arc<World>, (LoadError, Retry)>;
+type Slot = Arc<OnceLock<Outcome>>;
+
+/// Whether a failed load may succeed on a later request.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Retry {
+    No,
+    Yes,
+}
 
 /// The cache.
 #[derive(Debug)]
 pub struct Worlds {
     max_worlds: usize,
     max_bytes: u64,
-    slots: Mutex<Vec<(FileKey, Slot, u64)>>,
+    state: Mutex<State>,
     tick: std::sync::atomic::AtomicU64,
 }
 
+#[derive(Debug, Default)]
+struct State {
+    /// (file version, its world, when last used).
+    slots: Vec<(FileKey, Slot, u64)>,
+    /// Bytes reserved by loads under way.
+    loading: u64,
+}
+
 impl Worlds {
-    /// An empty cache of at most `max_worlds` worlds and `max_bytes` of grids.
+    /// An empty cache of at most `max_worlds` worlds and `max_bytes` held.
     pub fn new(max_worlds: usize, max_bytes: u64) -> Worlds {
         Worlds {
             max_worlds: max_worlds.max(1),
             max_bytes,
-            slots: Mutex::new(Vec::new()),
+            state: Mutex::new(State::default()),
             tick: Default::default(),
         }
     }
 
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// The world in the file at `path` (canonical, inside DIR); blocks while it is read.
     pub fn get(&self, path: &Path) -> Result<Arc<World>, LoadError> {
-        let name = path.file_name().map_or_else(
-            || path.display().to_string(),
-            |n| n.to_string_lossy().into(),
-        );
-        let key = FileKey::of(path).map_err(|e| format!("{name}: {e}"))?;
+        let (key, name) = key_and_name(path)?;
         let slot = self.slot(&key);
-        let world = slot.get_or_init(|| load(&key, &name)).clone();
-        self.evict(&key);
-        world
+        let outcome = slot.get_or_init(|| self.load_counted(&key, &name)).clone();
+        if let Err((_, Retry::Yes)) = &outcome {
+            self.lock().slots.retain(|(_, s, _)| !Arc::ptr_eq(s, &slot));
+        }
+        self.evict(Some(&key));
+        outcome.map_err(|(e, _)| e)
+    }
+
+    /// The world at `path` for a passing look (a thumbnail): the cached one if it is loaded,
+    /// else one read for the caller alone — counted while it loads, never entering the cache,
+    /// so it evicts nothing.
+    pub fn get_passing(&self, path: &Path) -> Result<Arc<World>, LoadError> {
+        let (key, name) = key_and_name(path)?;
+        let cached = {
+            let state = self.lock();
+            let slot = state.slots.iter().find(|(k, _, _)| *k == key);
+            slot.and_then(|(_, s, _)| s.get().cloned())
+        };
+        match cached {
+            Some(outcome) => outcome.map_err(|(e, _)| e),
+            None => self.load_counted(&key, &name).map_err(|(e, _)| e),
+        }
+    }
+
+    /// Whether the world of this file version is loaded in the cache (tests).
+    pub fn holds(&self, path: &Path) -> bool {
+        let Ok(key) = FileKey::of(path) else {
+            return false;
+        };
+        let state = self.lock();
+        state
+            .slots
+            .iter()
+            .any(|(k, s, _)| *k == key && matches!(s.get(), Some(Ok(_))))
+    }
+
+    /// Bytes the cached worlds hold, and bytes reserved by loads under way.
+    pub fn held(&self) -> (u64, u64) {
+        let state = self.lock();
+        (held(&state.slots), state.loading)
+    }
+
+    /// Reads `key` with its worst case reserved first: refused (to be retried) when it does not
+    /// fit beside what is held and loading, even after evicting every world it may.
+    fn load_counted(&self, key: &FileKey, name: &str) -> Outcome {
+        let need = estimate_bytes(&key.path).map_err(|e| (format!("{name}: {e}"), Retry::No))?;
+        {
+            let mut state = self.lock();
+            self.evict_locked(&mut state, Some(key), need);
+            let others = held(&state.slots) + state.loading;
+            // Beyond the world in use: one world may be larger than the budget when it is alone.
+            if others > 0 && others + need > self.max_bytes {
+                let mb = |b: u64| b >> 20;
+                return Err((
+                    format!(
+                        "{name}: not enough memory to open it now: it may need {} MiB, and {} MiB of the server's {} MiB are held or loading; try again when other worlds are closed",
+                        mb(need),
+                        mb(others),
+                        mb(self.max_bytes)
+                    ),
+                    Retry::Yes,
+                ));
+            }
+            state.loading += need;
+        }
+        let outcome = load(key, name).map_err(|e| (e, Retry::No));
+        self.lock().loading -= need;
+        outcome
     }
 
     /// The slot for `key`, made if new (a slot for another version of the same path is dropped).
     fn slot(&self, key: &FileKey) -> Slot {
         let now = self.tick.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = self.lock();
+        let slots = &mut state.slots;
         slots.retain(|(k, _, _)| k == key || k.path != key.path);
         if let Some(s) = slots.iter_mut().find(|(k, _, _)| k == key) {
             s.2 = now;
@@ -115,25 +206,30 @@ impl Worlds {
     }
 
     /// Drops the least recently used worlds (never `keep`) until the bounds hold.
-    fn evict(&self, keep: &FileKey) {
-        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+    fn evict(&self, keep: Option<&FileKey>) {
+        let mut state = self.lock();
+        self.evict_locked(&mut state, keep, 0);
+    }
+
+    /// Drops the least recently used loaded worlds (never `keep`) until at most `max_worlds`
+    /// slots remain and what is held, loading and `extra` fits in `max_bytes`, or nothing more
+    /// can go.
+    fn evict_locked(&self, state: &mut State, keep: Option<&FileKey>, extra: u64) {
         loop {
-            let held: u64 = slots
-                .iter()
-                .filter_map(|(_, s, _)| s.get()?.as_ref().ok().map(|w| w.bytes))
-                .sum();
-            if slots.len() <= self.max_worlds && held <= self.max_bytes {
+            let used = held(&state.slots) + state.loading + extra;
+            if state.slots.len() <= self.max_worlds && used <= self.max_bytes {
                 return;
             }
-            let oldest = slots
+            let oldest = state
+                .slots
                 .iter()
                 .enumerate()
-                .filter(|(_, (k, s, _))| k != keep && s.get().is_some())
+                .filter(|(_, (k, s, _))| Some(k) != keep && s.get().is_some())
                 .min_by_key(|(_, (_, _, used))| *used)
                 .map(|(i, _)| i);
             match oldest {
                 Some(i) => {
-                    slots.remove(i);
+                    state.slots.remove(i);
                 }
                 None => return,
             }
@@ -142,8 +238,113 @@ impl Worlds {
 
     /// Forgets every world (tests, and a job that replaced a file).
     pub fn clear(&self) {
-        self.slots.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.lock().slots.clear();
     }
+}
+
+/// What the loaded worlds among `slots` hold.
+fn held(slots: &[(FileKey, Slot, u64)]) -> u64 {
+    slots
+        .iter()
+        .filter_map(|(_, s, _)| s.get()?.as_ref().ok().map(|w| w.bytes))
+        .sum()
+}
+
+fn key_and_name(path: &Path) -> Result<(FileKey, String), LoadError> {
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into(),
+    );
+    let key = FileKey::of(path).map_err(|e| format!("{name}: {e}"))?;
+    Ok((key, name))
+}
+
+/// The smallest block the allocator hands out, with its header, bytes (glibc's).
+const MIN_BLOCK: u64 = 32;
+/// The most memory a byte of a variable-length section (roads, rivers, towns, water bodies, the
+/// records) can become: an empty road path is 4 bytes on disk and a 24-byte `Vec` in a list
+/// that may have grown to twice its length (12×); a river's 7 fixed bytes are a 56-byte record
+/// likewise (16×).
+const VARIABLE_EXPANSION: u64 = 16;
+/// The most sections a v2 file can hold (the registered tags; a duplicate is refused on read).
+const MAX_SECTIONS: usize = 32;
+
+/// An upper bound on what reading the blueprint at `path` holds at its peak, bytes, from its
+/// header and section table alone (a few small positioned reads): grid sections (HGTS, BIOM,
+/// WBID, WSRF) as on disk, everything else × [`VARIABLE_EXPANSION`]. v1 (fixed 8-byte pixel
+/// records) holds 5 bytes a pixel plus its town and road tail.
+pub fn estimate_bytes(path: &Path) -> Result<u64, String> {
+    use crate::blueprint::format::*;
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let len = file.metadata().map_err(|e| e.to_string())?.len();
+    let mut read_at = |buf: &mut [u8], at: u64| {
+        file.seek(SeekFrom::Start(at))
+            .and_then(|_| file.read_exact(buf))
+            .map_err(|e| format!("reading its section table at byte {at}: {e}"))
+    };
+    let mut first = [0u8; 1];
+    read_at(&mut first, 0)?;
+    if first[0] == V1_FIRST_BYTE {
+        let header = crate::serve::catalogue::read_header(path, len)?;
+        let px = u64::from(header.map_size).pow(2);
+        let grids = (px * V1_PIXEL_LEN).min(len);
+        return Ok(px * 5 + (len - grids) * VARIABLE_EXPANSION);
+    }
+    let mut at = V2_HEADER_LEN;
+    let mut total = 0u64;
+    for _ in 0..MAX_SECTIONS {
+        if at + SECTION_FRAME_LEN > len {
+            return Ok(total);
+        }
+        let mut frame = [0u8; SECTION_FRAME_LEN as usize];
+        read_at(&mut frame, at)?;
+        let tag = Tag(u32::from_le_bytes([frame[0], frame[1], frame[2], frame[3]]));
+        let declared = u64::from_le_bytes(frame[4..].try_into().unwrap_or_default());
+        let payload = declared.min(len - at - SECTION_FRAME_LEN);
+        total += match tag {
+            HGTS | BIOM | WBID | WSRF => payload,
+            _ => payload * VARIABLE_EXPANSION,
+        };
+        at += SECTION_FRAME_LEN + payload;
+    }
+    Err(format!("more than {MAX_SECTIONS} sections"))
+}
+
+/// What a blueprint holds in memory, bytes: its grids and every list with the allocator's
+/// smallest block for each allocation.
+pub fn held_bytes(bp: &Blueprint) -> u64 {
+    use std::mem::size_of;
+    let block = |bytes: usize| (bytes as u64).max(MIN_BLOCK);
+    let list = |cap: usize, item: usize| if cap == 0 { 0 } else { block(cap * item) };
+    let px = (bp.side() as u64).pow(2);
+    let mut bytes = px * (size_of::<f32>() + size_of::<crate::blueprint::Biome>()) as u64;
+    bytes += bp.water_ids.as_ref().map_or(0, |_| px * 2);
+    if let Some(crate::blueprint::WaterSurface::Grid(_)) = &bp.water_surface {
+        bytes += px * 2;
+    }
+    bytes += list(bp.towns.capacity(), size_of::<crate::blueprint::Town>());
+    let bodies = bp.water_bodies.as_ref().map_or(0, Vec::capacity);
+    bytes += list(bodies, size_of::<crate::blueprint::WaterBody>());
+    for tier in crate::blueprint::RoadTier::ALL {
+        let paths = bp.roads.tier(*tier);
+        bytes += list(paths.capacity(), size_of::<crate::blueprint::RoadPath>());
+        bytes += paths
+            .iter()
+            .map(|p| list(p.capacity(), size_of::<[f32; 2]>()))
+            .sum::<u64>();
+    }
+    if let Some(net) = &bp.rivers {
+        bytes += list(net.rivers.capacity(), size_of::<crate::blueprint::River>());
+        for r in &net.rivers {
+            bytes += list(r.reaches.capacity(), 2);
+            bytes += list(
+                r.points.capacity(),
+                size_of::<crate::blueprint::RiverPoint>(),
+            );
+        }
+    }
+    bytes
 }
 
 fn load(key: &FileKey, name: &str) -> Result<Arc<World>, LoadError> {
@@ -182,8 +383,7 @@ impl World {
                 0.0
             }
         };
-        let px = (blueprint.side() as u64).pow(2);
-        let bytes = px * (4 + 1 + if blueprint.water_ids.is_some() { 2 } else { 0 });
+        let bytes = held_bytes(&blueprint);
         World {
             key,
             format,
@@ -197,5 +397,78 @@ impl World {
     /// MapSize.
     pub fn side(&self) -> usize {
         self.blueprint.side()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blueprint::{sample, write_v1_file, write_v2_file};
+
+    /// A 256² world whose trails are `paths` empty paths: 4 bytes each on disk, 24 in memory.
+    fn world_with_paths(dir: &Path, name: &str, paths: usize) -> PathBuf {
+        let mut bp = sample::full(256, 1);
+        bp.roads.trail = vec![Vec::new(); paths];
+        let path = dir.join(name);
+        write_v2_file(&path, &bp).unwrap();
+        path
+    }
+
+    /// A world counts what it holds, roads included (the grids alone were counted: 458 KB for a
+    /// file holding tens of MB of paths), and the estimate made before loading bounds it.
+    #[test]
+    fn a_world_counts_what_it_holds_and_the_estimate_bounds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = world_with_paths(dir.path(), "plain.dat", 0);
+        let roads = world_with_paths(dir.path(), "roads.dat", 1 << 20);
+        let v1 = dir.path().join("v1.dat");
+        write_v1_file(&v1, &sample::full(256, 2)).unwrap();
+        for path in [&plain, &roads, &v1] {
+            let held = held_bytes(&crate::blueprint::read_file(path).unwrap().blueprint);
+            let estimate = estimate_bytes(path).unwrap();
+            assert!(
+                held <= estimate,
+                "{path:?}: holds {held}, estimated {estimate}"
+            );
+            assert!(estimate <= 16 * std::fs::metadata(path).unwrap().len() + 8);
+        }
+        let held = held_bytes(&crate::blueprint::read_file(&roads).unwrap().blueprint);
+        let grids = 256 * 256 * 7;
+        assert!(
+            held >= grids + 24 * (1 << 20),
+            "{held}: the paths are not counted"
+        );
+    }
+
+    /// Worlds loading at once are counted: a load that cannot fit beside them is refused, and
+    /// retried (not kept as the file's error) once there is room.
+    #[test]
+    fn a_load_that_does_not_fit_beside_others_loading_is_refused_then_retried() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = world_with_paths(dir.path(), "w.dat", 0);
+        let need = estimate_bytes(&path).unwrap();
+        let worlds = Worlds::new(4, 2 * need);
+        worlds.lock().loading = need + 1;
+        let e = worlds.get(&path).unwrap_err();
+        assert!(e.contains("not enough memory"), "{e}");
+        assert!(!worlds.holds(&path));
+        worlds.lock().loading = 0;
+        assert!(worlds.get(&path).is_ok());
+        assert!(worlds.holds(&path));
+        assert_eq!(worlds.held().1, 0, "the reservation is returned");
+    }
+
+    /// A passing look (a thumbnail) reads a world without caching it, so it evicts nothing.
+    #[test]
+    fn a_passing_look_evicts_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = world_with_paths(dir.path(), "a.dat", 0);
+        let b = world_with_paths(dir.path(), "b.dat", 0);
+        let worlds = Worlds::new(1, u64::MAX);
+        worlds.get(&a).unwrap();
+        assert!(worlds.get_passing(&b).is_ok());
+        assert!(worlds.holds(&a) && !worlds.holds(&b));
+        worlds.get(&b).unwrap();
+        assert!(!worlds.holds(&a), "max_worlds 1: the open world is b");
     }
 }
