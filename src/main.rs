@@ -25,7 +25,7 @@ struct Cli {
     /// More log output (-v debug, -vv trace).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
-    /// Only warnings and errors.
+    /// Only the seed line, warnings and errors.
     #[arg(short, long, global = true)]
     quiet: bool,
 }
@@ -387,6 +387,7 @@ fn main() -> ExitCode {
         .with_max_level(level)
         .with_target(false)
         .without_time()
+        .with_ansi(colour_on_stderr())
         .with_writer(std::io::stderr)
         .init();
     match run(cli) {
@@ -396,6 +397,13 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Colour codes in the log only on a terminal, and never when `NO_COLOR` is set to anything
+/// (no-color.org): a log piped or written to a file reads as plain text.
+fn colour_on_stderr() -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    std::io::stderr().is_terminal() && !no_color
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -616,7 +624,9 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         config.scale_factor(),
         args.out.display()
     );
-    if config.skip_roads {
+    if config.skip_roads && quiet {
+        tracing::warn!("SkipRoads: the road sections are written empty (an iteration blueprint, not a world to ship)");
+    } else if config.skip_roads {
         println!("{}", "=".repeat(72));
         println!("==> SkipRoads: the road pass is SKIPPED. The four road sections are written");
         println!("    present and EMPTY: an iteration blueprint, not a world to ship.");
@@ -654,6 +664,20 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         );
         stage.finish();
     }
+    // -q: nothing but warnings, errors and the seed line above.
+    if !quiet {
+        print_summary(&config, &world, &written, started.elapsed());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The run's summary: the world's figures, what each stage did, the files written.
+fn print_summary(
+    config: &Config,
+    world: &pipeline::World,
+    written: &[pipeline::Written],
+    elapsed: std::time::Duration,
+) {
     let s = &world.stats;
     println!("==> Seed {} at MapSize {}", s.seed, s.map_size);
     println!(
@@ -729,15 +753,14 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
             e.max_carve_m,
             e.max_deposit_m
         );
-        for note in erosion_notes(&config, e) {
+        for note in erosion_notes(config, e) {
             println!("    note: {note}");
         }
     }
-    for w in &written {
+    for w in written {
         println!("    wrote {} ({})", w.path.display(), human_bytes(w.bytes));
     }
-    println!("    done in {:.2?}", started.elapsed());
-    Ok(ExitCode::SUCCESS)
+    println!("    done in {elapsed:.2?}");
 }
 
 /// What the original's per-map erosion keys, when a config gives them, mean at this MapSize.

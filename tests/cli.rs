@@ -960,3 +960,70 @@ fn exports_of_an_unreadable_blueprint_fail_clearly() {
     ]);
     assert!(text(&o).contains("at byte"), "{}", text(&o));
 }
+
+/// A log written to a pipe is plain text (no `ESC[32m INFO`), and `-q` prints nothing but the
+/// seed line and warnings.
+#[test]
+fn logs_to_a_pipe_carry_no_colour_and_quiet_prints_only_the_seed_and_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let args = ["--seed", "5", "--size", "256", "--skip-roads", "--out", out];
+    let loud = islagen(&args);
+    assert!(loud.status.success(), "{}", text(&loud));
+    let stderr = String::from_utf8_lossy(&loud.stderr);
+    assert!(stderr.contains("INFO"), "{stderr}");
+    assert!(
+        !stderr.contains('\x1b'),
+        "colour codes in a piped log: {stderr:?}"
+    );
+    assert!(String::from_utf8_lossy(&loud.stdout).contains("done in"));
+    let quiet = islagen(&[&args[..], &["-q"]].concat());
+    assert!(quiet.status.success(), "{}", text(&quiet));
+    let stdout = String::from_utf8_lossy(&quiet.stdout);
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        ["==> Seed 5"],
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&quiet.stderr);
+    for line in stderr.lines() {
+        assert!(
+            line.contains("WARN") || line.contains("ERROR"),
+            "-q printed {line:?}"
+        );
+    }
+    assert!(
+        stderr.contains("SkipRoads"),
+        "the SkipRoads warning stays: {stderr}"
+    );
+}
+
+/// On a terminal (a pty made by util-linux `script`) the log is coloured, unless `NO_COLOR` is
+/// set (no-color.org).
+#[test]
+fn a_terminal_gets_colour_unless_no_color_is_set() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: util-linux `script` (to make a pty) is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = |no_color: Option<&str>| {
+        let line = format!(
+            "{} --seed 5 --size 256 --skip-roads --out {}",
+            env!("CARGO_BIN_EXE_islagen"),
+            dir.path().display()
+        );
+        let mut cmd = Command::new("script");
+        cmd.args(["-qec", &line, "/dev/null"])
+            .env_remove("NO_COLOR");
+        if let Some(v) = no_color {
+            cmd.env("NO_COLOR", v);
+        }
+        let o = cmd.output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        // The log's green INFO (progress bars move the cursor with escapes of their own).
+        String::from_utf8_lossy(&o.stdout).contains("\x1b[32m")
+    };
+    assert!(run(None), "no colour on a terminal");
+    assert!(!run(Some("1")), "colour despite NO_COLOR=1");
+}
