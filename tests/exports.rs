@@ -93,6 +93,8 @@ fn r16_is_little_endian_south_first_and_resamples_to_two_to_the_n_plus_one() {
     let s = heightmap::export(bp, &path, HeightFormat::R16, None).unwrap();
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(bytes.len(), 512 * 512 * 2, "headerless");
+    // The first sample is the south-west pixel's centre (it said the north-west's).
+    assert_eq!(s.first_sample_m, [8.0, 8.0], "16 m pixels");
     for k in 0..512 {
         for x in (0..512).step_by(7) {
             let at = (k * 512 + x) * 2;
@@ -111,6 +113,9 @@ fn r16_is_little_endian_south_first_and_resamples_to_two_to_the_n_plus_one() {
         assert_eq!(bytes.len(), n * n * 2);
         assert_eq!(s.resample, Some("bilinear, corner-aligned"));
         assert!((s.metres_per_pixel - 511.0 * 16.0 / (n - 1) as f64).abs() < 1e-9);
+        assert!(
+            (s.first_sample_m[0] - 8.0).abs() < 1e-9 && (s.first_sample_m[1] - 8.0).abs() < 1e-9
+        );
         let at = |i: usize, k: usize| {
             let o = (k * n + i) * 2;
             s.min_m + f64::from(u16::from_le_bytes([bytes[o], bytes[o + 1]])) * s.metres_per_unit

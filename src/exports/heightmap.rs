@@ -279,7 +279,8 @@ pub struct Sidecar {
     /// `None`, or the filter used to resample: `"bilinear, corner-aligned"`.
     pub resample: Option<&'static str>,
     /// Local-CRS metres (east, north) of the first sample's centre (origin: the map's
-    /// south-west corner, x east, y north).
+    /// south-west corner, x east, y north): the north-west sample, or for R16 (south first) the
+    /// south-west one.
     pub first_sample_m: [f64; 2],
     /// Scale settings for Unity and Unreal (16-bit formats).
     pub engine: Option<EngineHints>,
@@ -369,6 +370,14 @@ pub fn export(
             .map_err(ExportError::io("writing", path))?;
             (n, grid.spacing_m, grid.first_sample_m, q)
         }
+    };
+    // R16's first row is the south: its first sample is the south-west one.
+    let first_sample_m = match format {
+        HeightFormat::R16 => [
+            first_sample_m[0],
+            first_sample_m[1] - spacing_m * (n - 1) as f64,
+        ],
+        _ => first_sample_m,
     };
     let (min_m, max_m) = (q.min_m, q.max_m);
     let (mpu, at_sea) = match format {
