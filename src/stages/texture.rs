@@ -19,7 +19,7 @@
 use rustfft::num_complex::Complex32;
 
 use crate::grid::spectrum::fft2;
-use crate::units::{self, METRES_PER_RAW};
+use crate::units::{self, METRES_PER_RAW, WORLD_SIZE_M};
 
 /// The tile's period, metres: the texture repeats every this many metres in both directions.
 pub const PERIOD_M: f32 = 1024.0;
@@ -66,14 +66,26 @@ impl Texture {
     /// or the amplitude is 0.
     pub fn new(p: &TextureParams) -> Option<Texture> {
         let px_m = units::metres_per_px(p.map_size);
-        let sample_m = px_m.max(FINEST_SAMPLE_M);
-        let side = (PERIOD_M / sample_m) as usize;
-        // Wave numbers (cycles per period) this map holds: wavelength ≥ 2 samples.
-        let k_max = side / 2;
+        // Wave numbers (cycles per period) this map holds: wavelength ≥ 2 pixels (and ≥ 2 of
+        // the finest samples).
+        let k_max = (PERIOD_M / (2.0 * px_m.max(FINEST_SAMPLE_M))) as usize;
         let k_min = (PERIOD_M / LONGEST_M).ceil() as usize;
-        if p.amplitude <= 0.0 || k_max <= k_min || !side.is_power_of_two() {
+        if p.amplitude <= 0.0 || k_max <= k_min {
             return None;
         }
+        // The tile samples a period at the map's own pixel spacing (MapSize / 8 samples, any
+        // length the FFT takes), so its samples are the pixels; beyond 8192 at the finest
+        // spacing, read bilinearly; and for a MapSize that is no multiple of 8, twice finer
+        // than the next power of two, read bilinearly too.
+        let (period, world) = (PERIOD_M as usize, WORLD_SIZE_M as usize);
+        let side = if px_m < FINEST_SAMPLE_M {
+            (PERIOD_M / FINEST_SAMPLE_M) as usize
+        } else if (p.map_size * period) % world == 0 {
+            p.map_size * period / world
+        } else {
+            2 * (2 * k_max).next_power_of_two()
+        };
+        let sample_m = PERIOD_M / side as f32;
         Some(Texture {
             tile: synthesise(p.seed, p.amplitude, side, k_max),
             side,
@@ -201,6 +213,52 @@ mod tests {
         assert_eq!(texture(1024).unwrap().side(), 128);
         assert_eq!(texture(8192).unwrap().side(), 1024);
         assert_eq!(texture(32768).unwrap().side(), 1024, "never finer than 1 m");
+    }
+
+    /// Every accepted MapSize gets its texture (640 and 3000 got none: MapSize / 8 is no power
+    /// of two), holding the wave vectors its pixels can: between its power-of-two neighbours',
+    /// and the 8192 map's own texture without the waves it cannot hold.
+    #[test]
+    fn every_map_size_gets_the_texture_its_pixels_hold() {
+        let rms = |t: &Texture, n: usize| {
+            let samples = (0..n).flat_map(|x| (0..n).map(move |y| (x, y)));
+            let s: f64 = samples.map(|(x, y)| f64::from(t.at(x, y)).powi(2)).sum();
+            (s / (n * n) as f64).sqrt()
+        };
+        // A MapSize that is no multiple of 8 reads a finer power-of-two tile.
+        assert_eq!(texture(1001).map(|t| t.side()), Some(256));
+        let fine = texture(8192).unwrap();
+        for (size, below, above) in [(640, 512, 1024), (1000, 512, 1024), (3000, 2048, 4096)] {
+            let t = texture(size).unwrap_or_else(|| panic!("{size}: no texture"));
+            // The same 1024 m (one period), sampled at each map's own pixels (512's 16 m
+            // pixels hold none of the texture).
+            let px = |n: usize| (1024.0 / units::metres_per_px(n)) as usize;
+            let of = |n: usize| texture(n).map_or(0.0, |t| rms(&t, px(n)));
+            let (r, r_lo, r_hi) = (rms(&t, px(size)), of(below), of(above));
+            assert!(
+                r_lo < r && r < 1.05 * r_hi,
+                "{size}: RMS {r} not between {r_lo} and {r_hi}"
+            );
+            // And it is the 8192 map's tile keeping only this map's wave vectors, read at this
+            // map's pixel centres.
+            let k_max = (PERIOD_M / (2.0 * t.px_m)) as usize;
+            let shared = Texture {
+                tile: synthesise(7, 1.0, 1024, k_max),
+                px_m: t.px_m,
+                ..fine.clone()
+            };
+            let n = px(size);
+            let samples = (0..n).flat_map(|x| (0..n).map(move |y| (x, y)));
+            let sq: f64 = samples
+                .map(|(x, y)| f64::from(t.at(x, y) - shared.at(x, y)).powi(2))
+                .sum();
+            let off = (sq / (n * n) as f64).sqrt();
+            // What is left is the bilinear read between the tile's samples.
+            assert!(
+                off < 0.1 * r,
+                "{size}: off the 8192 tile by RMS {off} (RMS {r})"
+            );
+        }
     }
 
     /// A smaller map's texture is the larger map's without the wave vectors it cannot hold: the
