@@ -80,7 +80,7 @@ impl Texture {
         let (period, world) = (PERIOD_M as usize, WORLD_SIZE_M as usize);
         let side = if px_m < FINEST_SAMPLE_M {
             (PERIOD_M / FINEST_SAMPLE_M) as usize
-        } else if (p.map_size * period) % world == 0 {
+        } else if (p.map_size * period).is_multiple_of(world) {
             p.map_size * period / world
         } else {
             2 * (2 * k_max).next_power_of_two()
