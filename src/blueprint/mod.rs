@@ -18,5 +18,8 @@ pub mod write;
 pub use error::{ReadError, Rule, WriteError};
 pub use format::{Biome, RoadTier, Tag, TownTier};
 pub use model::*;
-pub use read::{read_bytes, read_file, Format, LoadWarning, Loaded, SectionInfo, SectionStatus};
+pub use read::{
+    read_bytes, read_file, read_file_without_grids, Format, LoadWarning, Loaded, SectionInfo,
+    SectionStatus,
+};
 pub use write::{write_v1, write_v1_file, write_v2, write_v2_file};

@@ -187,8 +187,25 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Loaded, ReadError> {
     read(bytes)
 }
 
+/// Reads a v2 blueprint file at `path` but its per-pixel grids (HGTS, BIOM, WBID, WSRF): each is
+/// checked for its exact length and skipped, and left empty (0 × 0) in the model; the returned
+/// [`Loaded::sections`] say where their payloads lie, for a reader that fetches them by position
+/// (`islagen serve`). Their values are not checked (a biome ordinal out of range is the later
+/// reader's to handle). A v1 file, whose pixels are interleaved records, is read whole.
+pub fn read_file_without_grids(path: &Path) -> Result<Loaded, ReadError> {
+    let file = File::open(path)?;
+    #[cfg(not(unix))]
+    let file = std::sync::Mutex::new(file);
+    read_with(&file, false)
+}
+
 /// Reads a blueprint from any positional source.
 pub fn read<S: ReadAt + ?Sized>(source: &S) -> Result<Loaded, ReadError> {
+    read_with(source, true)
+}
+
+/// [`read`], with the v2 grids read (`grids`) or only checked and skipped.
+fn read_with<S: ReadAt + ?Sized>(source: &S, grids: bool) -> Result<Loaded, ReadError> {
     let len = source.byte_len()?;
     let mut src = Src {
         source,
@@ -198,6 +215,7 @@ pub fn read<S: ReadAt + ?Sized>(source: &S) -> Result<Loaded, ReadError> {
         limit: len,
         len,
         tag: None,
+        grids,
     };
     if len == 0 {
         return Err(src.err(Rule::Truncated, 0, "the file is empty".into()));
@@ -223,6 +241,8 @@ struct Src<'a, S: ?Sized> {
     limit: u64,
     len: u64,
     tag: Option<Tag>,
+    /// Whether v2 grids are read (else checked for length and skipped).
+    grids: bool,
 }
 
 impl<S: ReadAt + ?Sized> Src<'_, S> {
@@ -596,7 +616,18 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
             Ok(())
         };
         let mut status = SectionStatus::Parsed;
+        let skip_grid = !src.grids && grid_cell_len(tag).is_some();
+        if skip_grid {
+            exact(&src, grid(tag))?;
+            src.skip(length)?;
+        }
         match tag {
+            _ if skip_grid => match tag {
+                HGTS => heights = Some(Array2::zeros((0, 0))),
+                BIOM => biomes = Some(Array2::from_elem((0, 0), Biome::ALL[0])),
+                WBID => water_ids = Some(Array2::zeros((0, 0))),
+                _ => water_surface = Some(WaterSurface::Grid(Array2::zeros((0, 0)))),
+            },
             PRMS => params = Some(read_params(&mut src)?),
             HGTS => {
                 exact(&src, grid(HGTS))?;
