@@ -5,8 +5,14 @@
 //! `--clients` concurrent clients over loopback: once cold (nothing in the tile cache; the
 //! world already loaded, its load timed on its own) and once warm (every tile cached).
 //!
+//! Before the tiles it times, in the same run, the whole blueprint read (`read_file`: what the
+//! server did before it read grids by position — the baseline) against the server's first tile
+//! of the world (`height` 0/0/0: the open and one tile), and prints the process's resident
+//! memory; with `--copies N` it opens N hard-linked copies of the world (N worlds to the cache)
+//! and prints the resident memory after; `--open-only` stops there.
+//!
 //! `cargo run --release --example serve_load -- [--size 8192] [--world FILE] [--requests 1000]
-//! [--clients 8] [--seed 1]` (`scripts/bench-serve.sh` runs it).
+//! [--clients 8] [--seed 1] [--copies 1] [--open-only]` (`scripts/bench-serve.sh` runs it).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -22,6 +28,8 @@ struct Args {
     requests: usize,
     clients: usize,
     seed: i32,
+    copies: usize,
+    open_only: bool,
 }
 
 fn args() -> Args {
@@ -31,11 +39,18 @@ fn args() -> Args {
         requests: 1000,
         clients: 8,
         seed: 1,
+        copies: 1,
+        open_only: false,
     };
-    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let mut argv: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(i) = argv.iter().position(|a| a == "--open-only") {
+        a.open_only = true;
+        argv.remove(i);
+    }
     for pair in argv.chunks(2) {
         let v = pair.get(1).map(String::as_str).unwrap_or("");
         match pair[0].as_str() {
+            "--copies" => a.copies = v.parse().expect("--copies N"),
             "--size" => a.size = v.parse().expect("--size N"),
             "--world" => a.world = Some(PathBuf::from(v)),
             "--requests" => a.requests = v.parse().expect("--requests N"),
@@ -179,19 +194,58 @@ fn main() {
             path
         }
     };
-    let dir = dat.parent().expect("the world's folder").to_path_buf();
-    let id = dat
-        .file_name()
-        .expect("a file")
-        .to_string_lossy()
-        .into_owned();
-    let server = serve::start(ServeOptions::new(dir, "127.0.0.1:0".parse().expect("addr")))
-        .expect("the server");
+    // The baseline, in this run: the whole read, as the server did before.
+    let t = Instant::now();
+    let whole = islagen::blueprint::read_file(&dat).expect("reading the world whole");
+    println!(
+        "baseline: the whole blueprint read in {:.2} s, resident {} MiB with it",
+        t.elapsed().as_secs_f64(),
+        resident_mib()
+    );
+    drop(whole);
+    // The served folder: hard links to the world (each one a world to the cache).
+    let served = tempfile::tempdir_in(dat.parent().expect("the world's folder")).expect("a folder");
+    let ids: Vec<String> = (1..=a.copies.max(1))
+        .map(|k| {
+            let id = format!("MapData_Seed_{k}.dat");
+            std::fs::hard_link(&dat, served.path().join(&id)).expect("a hard link");
+            id
+        })
+        .collect();
+    let id = ids[0].clone();
+    let server = serve::start(ServeOptions::new(
+        served.path().to_path_buf(),
+        "127.0.0.1:0".parse().expect("addr"),
+    ))
+    .expect("the server");
     let url = server.url();
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
         .into();
+    println!("resident {} MiB before any world is open", resident_mib());
+    for (k, id) in ids.iter().enumerate() {
+        let t = Instant::now();
+        let r = agent
+            .get(format!("{url}api/tile/height/0/0/0.png?w={id}"))
+            .call()
+            .expect("the first tile");
+        assert_eq!(r.status(), 200);
+        assert!(
+            r.headers().get("x-islagen-error").is_none(),
+            "an error tile"
+        );
+        println!(
+            "world {}: first tile (open + height 0/0/0) in {:.3} s; resident {} MiB",
+            k + 1,
+            t.elapsed().as_secs_f64(),
+            resident_mib()
+        );
+    }
+    if a.open_only {
+        server.shutdown();
+        return;
+    }
     let t = Instant::now();
     let mut meta = agent
         .get(format!("{url}api/world?w={id}"))
@@ -201,7 +255,7 @@ fn main() {
         serde_json::from_slice(&meta.body_mut().read_to_vec().expect("body")).expect("JSON");
     let side = meta["map_size"].as_u64().expect("map_size") as usize;
     println!(
-        "world loaded (first /api/world) in {:.2} s: {side} px, max_zoom {}",
+        "/api/world (the world open) in {:.2} s: {side} px, max_zoom {}",
         t.elapsed().as_secs_f64(),
         meta["max_zoom"]
     );
@@ -233,5 +287,16 @@ fn main() {
     let (n, bytes) = server.shared().tiles.usage();
     println!("tile cache: {n} tiles, {:.1} MB", bytes as f64 / 1e6);
     server.shutdown();
+    drop(served);
     drop(tmp);
+}
+
+/// This process's resident memory, MiB (`VmRSS`; 0 where /proc is absent).
+fn resident_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb >> 10)
 }

@@ -615,6 +615,46 @@ fn thumbnails_do_not_evict_the_open_world() {
     assert!(!worlds.holds(&f.root.join(other)));
 }
 
+/// A world's grids are read from its file as tiles need them: a file truncated while it is
+/// served gives typed errors (an error tile naming the section, a 422 probe), never a crash, and
+/// a file replaced while served is served as the new world.
+#[test]
+fn a_world_truncated_or_replaced_while_served_gives_errors_then_the_new_world() {
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(W);
+    std::fs::copy(f.root.join(W), &path).unwrap();
+    let s = start(dir.path());
+    assert_eq!(get(&s, &format!("api/world?w={W}")).status, 200);
+    assert_eq!(
+        get(&s, &format!("api/tile/height/1/0/0.png?w={W}")).status,
+        200
+    );
+    let len = std::fs::metadata(&path).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(len / 3)
+        .unwrap();
+    let r = get(&s, &format!("api/tile/height/1/1/1.png?w={W}"));
+    assert_eq!(r.status, 200);
+    let e = r.error_header.expect("an error tile");
+    assert!(
+        e.contains(W) && (e.contains("byte") || e.contains("offset")),
+        "{e}"
+    );
+    let r = get(&s, &format!("api/probe?w={W}&x=400&y=400"));
+    assert_eq!(r.status, 422);
+    // Replaced (renamed over) by a good copy: served as that world.
+    let fresh = dir.path().join("fresh.tmp");
+    std::fs::copy(f.root.join(W), &fresh).unwrap();
+    std::fs::rename(&fresh, &path).unwrap();
+    let r = get(&s, &format!("api/tile/height/1/1/1.png?w={W}"));
+    assert_eq!((r.status, r.error_header), (200, None));
+    assert_eq!(get(&s, &format!("api/probe?w={W}&x=400&y=400")).status, 200);
+}
+
 /// A preview takes only the Tune page's dials, within limits on the work they multiply.
 #[test]
 fn a_preview_refuses_keys_and_work_beyond_the_dials() {

@@ -255,7 +255,15 @@ fn tile_png_from(
             tiles::max_zoom(world.side()) + tiles::EXTRA_ZOOM
         )));
     }
-    let pixels = tiles::render(&world, layer, z, x, y);
+    let pixels = match tiles::render(&world, layer, z, x, y) {
+        Ok(p) => p,
+        Err(e) => {
+            return Ok(png_response(
+                Arc::new(tiles::error_tile()),
+                Some(("x-islagen-error", e.to_string())),
+            ))
+        }
+    };
     let png = Arc::new(tiles::encode(&pixels).map_err(|e| ApiError::internal(e.to_string()))?);
     // Cached under the version that was rendered (the file may have changed since the stat).
     s.tiles.put(
@@ -415,9 +423,12 @@ async fn view(
         }
         let region = [q.x0, q.y0, q.x1, q.y1];
         let base = layers.iter().rev().find(|l| l.is_base()).copied();
-        let mut pic = tiles::render_region(&w, base.unwrap_or(Layer::Height), region, size);
+        let unreadable = |e: super::grids::GridError| ApiError::unprocessable(e.to_string());
+        let base = base.unwrap_or(Layer::Height);
+        let mut pic = tiles::render_region(&w, base, region, size).map_err(unreadable)?;
         for &l in layers.iter().filter(|l| !l.is_base()) {
-            tiles::composite(&mut pic, &tiles::render_region(&w, l, region, size));
+            let over = tiles::render_region(&w, l, region, size).map_err(unreadable)?;
+            tiles::composite(&mut pic, &over);
         }
         let png = tiles::encode(&pic).map_err(|e| ApiError::internal(e.to_string()))?;
         Ok(png_response(Arc::new(png), None))

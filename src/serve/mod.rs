@@ -19,6 +19,7 @@ pub mod api;
 pub mod assets;
 pub mod catalogue;
 pub mod dials;
+pub mod grids;
 pub mod guard;
 pub mod jobs;
 pub mod meta;

@@ -55,9 +55,14 @@ pub fn probe(w: &World, q: &ProbeQuery) -> Result<Value, ApiError> {
     let bp = &w.blueprint;
     let (px, py) = (q.x.floor() as usize, q.y.floor() as usize);
     let mpp = metres_per_px(side);
-    let height_m = (bp.heights[[px, py]] - w.sea_raw) * METRES_PER_RAW;
-    let water = bp.water_ids.as_ref().and_then(|ids| {
-        let id = ids[[px, py]];
+    let unreadable = |e: super::grids::GridError| ApiError::unprocessable(e.to_string());
+    let (at_x, at_y) = ([px], [py]);
+    let raw = w.grids.heights(bp, &at_x, &at_y).map_err(unreadable)?[[0, 0]];
+    let height_m = (raw - w.sea_raw) * METRES_PER_RAW;
+    let ordinal = w.grids.biomes(bp, &at_x, &at_y).map_err(unreadable)?[[0, 0]];
+    let ids = w.grids.water_ids(bp, &at_x, &at_y).map_err(unreadable)?;
+    let water = ids.and_then(|ids| {
+        let id = ids[[0, 0]];
         let body = bp.water_bodies.as_ref()?.iter().find(|b| b.id == id)?;
         (id != 0).then(|| {
             json!({
@@ -91,7 +96,7 @@ pub fn probe(w: &World, q: &ProbeQuery) -> Result<Value, ApiError> {
         "x_m": q.x * f64::from(mpp),
         "y_m": q.y * f64::from(mpp),
         "height_m": height_m,
-        "biome": bp.biomes[[px, py]].label(),
+        "biome": crate::blueprint::Biome::ALL.get(usize::from(ordinal)).map(|b| b.label()),
         "water": water,
         "town": town,
         "road": road,

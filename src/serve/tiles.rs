@@ -16,11 +16,12 @@ use std::sync::Mutex;
 use ndarray::Array2;
 
 use crate::blueprint::format::WaterBodyType;
-use crate::blueprint::RoadTier;
+use crate::blueprint::{Biome, RoadTier};
 use crate::render::{biome_colour, fill_all, road_line, town_marker, HeightRows, WATER_PALETTE};
 use crate::stages::sea::{SeaLevel, SeaModel};
 use crate::units::{metres_per_px, METRES_PER_RAW};
 
+use super::grids::GridError;
 use super::worlds::{FileKey, World};
 
 /// Tile side, pixels.
@@ -215,8 +216,9 @@ pub struct Pixels {
     pub data: Vec<u8>,
 }
 
-/// Renders tile (z, x, y) of `layer` (the caller has checked [`in_range`]).
-pub fn render(world: &World, layer: Layer, z: u32, x: u32, y: u32) -> Pixels {
+/// Renders tile (z, x, y) of `layer` (the caller has checked [`in_range`]); an error when the
+/// world's file can no longer be read where its grids were.
+pub fn render(world: &World, layer: Layer, z: u32, x: u32, y: u32) -> Result<Pixels, GridError> {
     let side = world.side();
     let win = Window {
         xs: Axis::tile(side, z, x),
@@ -231,7 +233,7 @@ pub fn render_region(
     layer: Layer,
     [x0, y0, x1, y1]: [f64; 4],
     (width, height): (usize, usize),
-) -> Pixels {
+) -> Result<Pixels, GridError> {
     let side = world.side();
     let win = Window {
         xs: Axis::new(side, x0, width as f64 / (x1 - x0), width),
@@ -240,17 +242,30 @@ pub fn render_region(
     draw(world, layer, &win)
 }
 
-fn draw(world: &World, layer: Layer, win: &Window) -> Pixels {
-    match layer {
-        Layer::Height => height(world, win),
-        Layer::Biomes => biomes(world, win),
-        Layer::Water => water(world, win),
+fn draw(world: &World, layer: Layer, win: &Window) -> Result<Pixels, GridError> {
+    Ok(match layer {
+        Layer::Height => height(world, win)?,
+        Layer::Biomes => biomes(world, win)?,
+        Layer::Water => water(world, win)?,
         Layer::Towns => towns(world, win),
         Layer::Roads => roads(world, win),
         Layer::Rivers => rivers(world, win),
-        Layer::Contours => contours(world, win),
-        Layer::Slope => slope(world, win),
-    }
+        Layer::Contours => contours(world, win)?,
+        Layer::Slope => slope(world, win)?,
+    })
+}
+
+/// The axis's samples with a one-sample border (clamped at the map's edges, as the snapshot
+/// is).
+fn bordered(axis: &Axis, side: usize) -> Vec<usize> {
+    let s = axis.spacing() as isize;
+    let clamp = |m: isize| m.clamp(0, side as isize - 1) as usize;
+    let first = clamp(axis.samples[0] as isize - s);
+    let last = clamp(axis.samples[axis.samples.len() - 1] as isize + s);
+    std::iter::once(first)
+        .chain(axis.samples.iter().copied())
+        .chain(std::iter::once(last))
+        .collect()
 }
 
 fn base_tile(win: &Window) -> Pixels {
@@ -283,27 +298,15 @@ fn each(win: &Window, mut f: impl FnMut(usize, usize, usize, usize)) {
     }
 }
 
-fn height(world: &World, win: &Window) -> Pixels {
+fn height(world: &World, win: &Window) -> Result<Pixels, GridError> {
     let mut out = base_tile(win);
     let (nx, ny) = (win.xs.samples.len(), win.ys.samples.len());
     if nx == 0 || ny == 0 {
-        return out;
+        return Ok(out);
     }
-    let h = &world.blueprint.heights;
     let side = world.side();
-    // The window with a one-sample border (clamped at the map's edges, as the snapshot is).
-    let border = |axis: &Axis| -> Vec<usize> {
-        let s = axis.spacing() as isize;
-        let clamp = |m: isize| m.clamp(0, side as isize - 1) as usize;
-        let first = clamp(axis.samples[0] as isize - s);
-        let last = clamp(axis.samples[axis.samples.len() - 1] as isize + s);
-        std::iter::once(first)
-            .chain(axis.samples.iter().copied())
-            .chain(std::iter::once(last))
-            .collect()
-    };
-    let (bx, by) = (border(&win.xs), border(&win.ys));
-    let grid = Array2::from_shape_fn((bx.len(), by.len()), |(i, j)| h[[bx[i], by[j]]]);
+    let (bx, by) = (bordered(&win.xs, side), bordered(&win.ys, side));
+    let grid = world.grids.heights(&world.blueprint, &bx, &by)?;
     let spacing = win.xs.spacing().min(win.ys.spacing());
     let sea = SeaLevel::new(SeaModel::Flat(world.sea_raw), by.len());
     let pic = HeightRows::with_spacing(grid.view(), &sea, metres_per_px(side) * spacing as f32);
@@ -314,18 +317,23 @@ fn height(world: &World, win: &Window) -> Pixels {
         let to = (j * out.width + i) * 3;
         out.data[to..to + 3].copy_from_slice(&rgb[at..at + 3]);
     });
-    out
+    Ok(out)
 }
 
-fn biomes(world: &World, win: &Window) -> Pixels {
+fn biomes(world: &World, win: &Window) -> Result<Pixels, GridError> {
     let mut out = base_tile(win);
-    let b = &world.blueprint.biomes;
+    let b = world
+        .grids
+        .biomes(&world.blueprint, &win.xs.samples, &win.ys.samples)?;
     each(win, |i, j, sx, sy| {
-        let c = biome_colour(b[[win.xs.samples[sx], win.ys.samples[sy]]]);
+        // An ordinal no biome has (read from the file unchecked) is drawn as off the map.
+        let c = Biome::ALL
+            .get(usize::from(b[[sx, sy]]))
+            .map_or(OUTSIDE, |&b| biome_colour(b));
         let to = (j * out.width + i) * 3;
         out.data[to..to + 3].copy_from_slice(&c);
     });
-    out
+    Ok(out)
 }
 
 fn put(out: &mut Pixels, i: usize, j: usize, rgba: [u8; 4]) {
@@ -333,11 +341,14 @@ fn put(out: &mut Pixels, i: usize, j: usize, rgba: [u8; 4]) {
     out.data[to..to + 4].copy_from_slice(&rgba);
 }
 
-fn water(world: &World, win: &Window) -> Pixels {
+fn water(world: &World, win: &Window) -> Result<Pixels, GridError> {
     let mut out = overlay_tile(win);
     let bp = &world.blueprint;
-    let Some(ids) = &bp.water_ids else {
-        return out;
+    let Some(ids) = world
+        .grids
+        .water_ids(bp, &win.xs.samples, &win.ys.samples)?
+    else {
+        return Ok(out);
     };
     let mut river = vec![false; 1 << 16];
     for b in bp.water_bodies.iter().flatten() {
@@ -347,7 +358,7 @@ fn water(world: &World, win: &Window) -> Pixels {
     }
     let p = WATER_PALETTE;
     each(win, |i, j, sx, sy| {
-        let id = ids[[win.xs.samples[sx], win.ys.samples[sy]]];
+        let id = ids[[sx, sy]];
         let c = match id {
             0 => return,
             1 => p[1],
@@ -356,16 +367,15 @@ fn water(world: &World, win: &Window) -> Pixels {
         };
         put(&mut out, i, j, [c[0], c[1], c[2], 255]);
     });
-    out
+    Ok(out)
 }
 
 /// Metres above sea at each sample of the window (`nx × ny`, x outer).
-fn metres(world: &World, win: &Window) -> Array2<f32> {
-    let h = &world.blueprint.heights;
-    let (xs, ys) = (&win.xs.samples, &win.ys.samples);
-    Array2::from_shape_fn((xs.len(), ys.len()), |(i, j)| {
-        (h[[xs[i], ys[j]]] - world.sea_raw) * METRES_PER_RAW
-    })
+fn metres(world: &World, win: &Window) -> Result<Array2<f32>, GridError> {
+    let h = world
+        .grids
+        .heights(&world.blueprint, &win.xs.samples, &win.ys.samples)?;
+    Ok(h.mapv(|v| (v - world.sea_raw) * METRES_PER_RAW))
 }
 
 /// The contour interval at a tile pixel size of `m_per_px` metres: lines a few pixels apart on
@@ -377,9 +387,9 @@ pub fn contour_interval(m_per_px: f32) -> f32 {
         .unwrap_or(100.0)
 }
 
-fn contours(world: &World, win: &Window) -> Pixels {
+fn contours(world: &World, win: &Window) -> Result<Pixels, GridError> {
     let mut out = overlay_tile(win);
-    let m = metres(world, win);
+    let m = metres(world, win)?;
     let px_m = metres_per_px(world.side()) / win.xs.scale as f32;
     let interval = contour_interval(px_m);
     let band = |v: f32| (v / interval).floor();
@@ -412,29 +422,27 @@ fn contours(world: &World, win: &Window) -> Pixels {
             );
         }
     });
-    out
+    Ok(out)
 }
 
-fn slope(world: &World, win: &Window) -> Pixels {
+fn slope(world: &World, win: &Window) -> Result<Pixels, GridError> {
     let mut out = overlay_tile(win);
-    let h = &world.blueprint.heights;
+    if win.xs.samples.is_empty() || win.ys.samples.is_empty() {
+        return Ok(out);
+    }
     let side = world.side();
+    // Each sample's neighbours one sample spacing away: the window with its border.
+    let (bx, by) = (bordered(&win.xs, side), bordered(&win.ys, side));
+    let h = world.grids.heights(&world.blueprint, &bx, &by)?;
     let s = win.xs.spacing().min(win.ys.spacing());
     let k = METRES_PER_RAW / (2.0 * s as f32 * metres_per_px(side));
     each(win, |i, j, sx, sy| {
-        let (x, y) = (win.xs.samples[sx], win.ys.samples[sy]);
+        let (x, y) = (sx + 1, sy + 1);
         if h[[x, y]] < world.sea_raw {
             return;
         }
-        let at = |x: isize, y: isize| {
-            h[[
-                x.clamp(0, side as isize - 1) as usize,
-                y.clamp(0, side as isize - 1) as usize,
-            ]]
-        };
-        let (xi, yi, si) = (x as isize, y as isize, s as isize);
-        let dx = (at(xi + si, yi) - at(xi - si, yi)) * k;
-        let dy = (at(xi, yi + si) - at(xi, yi - si)) * k;
+        let dx = (h[[x + 1, y]] - h[[x - 1, y]]) * k;
+        let dy = (h[[x, y + 1]] - h[[x, y - 1]]) * k;
         let deg = dx.hypot(dy).atan().to_degrees();
         if !deg.is_finite() || deg < 3.0 {
             return;
@@ -453,7 +461,7 @@ fn slope(world: &World, win: &Window) -> Pixels {
             ],
         );
     });
-    out
+    Ok(out)
 }
 
 /// A point from map coordinates (pixel centre at +0.5) to tile pixel coordinates.

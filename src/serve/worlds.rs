@@ -13,8 +13,9 @@
 //! worlds loading at once are counted too; a load that cannot fit even after evicting what can
 //! be evicted is refused (and retried on a later request). A thumbnail of a world not in the
 //! cache is read without entering it ([`Worlds::get_passing`]), so browsing the list never
-//! evicts the world open. The whole blueprint is read into memory (HGTS, BIOM and WBID are kept:
-//! 7 bytes a pixel, 470 MB at 8192, 7.5 GB at 32768; WSRF is dropped after reading).
+//! evicts the world open. A v2 world's grids (HGTS, BIOM, WBID; 7 bytes a pixel, 7.5 GB at
+//! 32768) stay in the file and are read by position ([`super::grids`]); only the rest is held.
+//! A v1 world is read whole (WSRF, where a file has it, is dropped after reading).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -22,6 +23,7 @@ use std::time::UNIX_EPOCH;
 
 use rayon::prelude::*;
 
+use super::grids::{GridError, Grids};
 use crate::blueprint::{self, Blueprint, Format};
 use crate::exports::SeaLevel;
 use crate::units::METRES_PER_RAW;
@@ -63,8 +65,12 @@ pub struct World {
     pub format: Format,
     /// Sea level, raw units (WBTB ocean, else TCRV, else 0.15).
     pub sea_raw: f32,
-    /// Lowest and highest height, metres relative to sea level.
+    /// Lowest and highest height, metres relative to sea level (on a [`RANGE_LATTICE`]² lattice
+    /// when the grids stay in the file).
     pub height_range_m: [f32; 2],
+    /// Where the grids are: in the file (v2: the blueprint's grids are empty), or in the
+    /// blueprint (v1).
+    pub grids: Grids,
     /// Bytes held ([`held_bytes`]).
     pub bytes: u64,
 }
@@ -270,9 +276,10 @@ const VARIABLE_EXPANSION: u64 = 16;
 const MAX_SECTIONS: usize = 32;
 
 /// An upper bound on what reading the blueprint at `path` holds at its peak, bytes, from its
-/// header and section table alone (a few small positioned reads): grid sections (HGTS, BIOM,
-/// WBID, WSRF) as on disk, everything else × [`VARIABLE_EXPANSION`]. v1 (fixed 8-byte pixel
-/// records) holds 5 bytes a pixel plus its town and road tail.
+/// header and section table alone (a few small positioned reads): v2's grid sections (HGTS,
+/// BIOM, WBID, WSRF) nothing — they stay in the file — and everything else ×
+/// [`VARIABLE_EXPANSION`]; v1 (fixed 8-byte pixel records, read whole) 5 bytes a pixel plus its
+/// town and road tail.
 pub fn estimate_bytes(path: &Path) -> Result<u64, String> {
     use crate::blueprint::format::*;
     use std::io::{Read, Seek, SeekFrom};
@@ -302,8 +309,9 @@ pub fn estimate_bytes(path: &Path) -> Result<u64, String> {
         let tag = Tag(u32::from_le_bytes([frame[0], frame[1], frame[2], frame[3]]));
         let declared = u64::from_le_bytes(frame[4..].try_into().unwrap_or_default());
         let payload = declared.min(len - at - SECTION_FRAME_LEN);
+        // The grids stay in the file (read by position, see super::grids).
         total += match tag {
-            HGTS | BIOM | WBID | WSRF => payload,
+            HGTS | BIOM | WBID | WSRF => 0,
             _ => payload * VARIABLE_EXPANSION,
         };
         at += SECTION_FRAME_LEN + payload;
@@ -317,11 +325,10 @@ pub fn held_bytes(bp: &Blueprint) -> u64 {
     use std::mem::size_of;
     let block = |bytes: usize| (bytes as u64).max(MIN_BLOCK);
     let list = |cap: usize, item: usize| if cap == 0 { 0 } else { block(cap * item) };
-    let px = (bp.side() as u64).pow(2);
-    let mut bytes = px * (size_of::<f32>() + size_of::<crate::blueprint::Biome>()) as u64;
-    bytes += bp.water_ids.as_ref().map_or(0, |_| px * 2);
-    if let Some(crate::blueprint::WaterSurface::Grid(_)) = &bp.water_surface {
-        bytes += px * 2;
+    let mut bytes = (bp.heights.len() * size_of::<f32>() + bp.biomes.len()) as u64;
+    bytes += bp.water_ids.as_ref().map_or(0, |ids| ids.len() as u64 * 2);
+    if let Some(crate::blueprint::WaterSurface::Grid(g)) = &bp.water_surface {
+        bytes += g.len() as u64 * 2;
     }
     bytes += list(bp.towns.capacity(), size_of::<crate::blueprint::Town>());
     let bodies = bp.water_bodies.as_ref().map_or(0, Vec::capacity);
@@ -348,22 +355,38 @@ pub fn held_bytes(bp: &Blueprint) -> u64 {
 }
 
 fn load(key: &FileKey, name: &str) -> Result<Arc<World>, LoadError> {
-    let loaded = blueprint::read_file(&key.path).map_err(|e| format!("{name}: {e}"))?;
-    Ok(Arc::new(World::new(
-        key.clone(),
-        loaded.blueprint,
-        loaded.format,
-    )))
+    let loaded =
+        blueprint::read_file_without_grids(&key.path).map_err(|e| format!("{name}: {e}"))?;
+    let grids = Grids::of(&loaded, &key.path).map_err(|e| format!("{name}: {e}"))?;
+    World::new(key.clone(), loaded.blueprint, loaded.format, grids)
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
 }
 
+/// Samples a side of the lattice a world's height range is taken on when its grids stay in the
+/// file.
+const RANGE_LATTICE: usize = 257;
+
 impl World {
-    /// A world from a blueprint in memory.
-    pub fn new(key: FileKey, mut blueprint: Blueprint, format: Format) -> World {
+    /// A world from a blueprint and where its grids are.
+    pub fn new(
+        key: FileKey,
+        mut blueprint: Blueprint,
+        format: Format,
+        grids: Grids,
+    ) -> Result<World, GridError> {
         // WSRF is not drawn or probed (a body's level is WBTB's): 2 bytes a pixel not held.
         blueprint.water_surface = None;
         let sea_raw = SeaLevel::of(&blueprint).raw;
-        let (lo, hi) = blueprint
-            .heights
+        let side = blueprint.side();
+        let lattice: Vec<usize> = match &grids {
+            Grids::Memory => (0..side).collect(),
+            Grids::File(_) => (0..RANGE_LATTICE)
+                .map(|k| k * (side - 1) / (RANGE_LATTICE - 1))
+                .collect(),
+        };
+        let heights = grids.heights(&blueprint, &lattice, &lattice)?;
+        let (lo, hi) = heights
             .as_slice_memory_order()
             .unwrap_or_default()
             .par_iter()
@@ -384,14 +407,15 @@ impl World {
             }
         };
         let bytes = held_bytes(&blueprint);
-        World {
+        Ok(World {
             key,
             format,
             sea_raw,
             height_range_m: [to_m(lo), to_m(hi)],
             bytes,
             blueprint,
-        }
+            grids,
+        })
     }
 
     /// MapSize.
@@ -423,8 +447,9 @@ mod tests {
         let roads = world_with_paths(dir.path(), "roads.dat", 1 << 20);
         let v1 = dir.path().join("v1.dat");
         write_v1_file(&v1, &sample::full(256, 2)).unwrap();
+        let read = |path: &Path| crate::blueprint::read_file_without_grids(path).unwrap();
         for path in [&plain, &roads, &v1] {
-            let held = held_bytes(&crate::blueprint::read_file(path).unwrap().blueprint);
+            let held = held_bytes(&read(path).blueprint);
             let estimate = estimate_bytes(path).unwrap();
             assert!(
                 held <= estimate,
@@ -432,12 +457,11 @@ mod tests {
             );
             assert!(estimate <= 16 * std::fs::metadata(path).unwrap().len() + 8);
         }
-        let held = held_bytes(&crate::blueprint::read_file(&roads).unwrap().blueprint);
-        let grids = 256 * 256 * 7;
-        assert!(
-            held >= grids + 24 * (1 << 20),
-            "{held}: the paths are not counted"
-        );
+        // v2 grids stay in the file; v1's are held.
+        assert!(held_bytes(&read(&plain).blueprint) < 256 * 256);
+        assert!(held_bytes(&read(&v1).blueprint) >= 256 * 256 * 5);
+        let held = held_bytes(&read(&roads).blueprint);
+        assert!(held >= 24 * (1 << 20), "{held}: the paths are not counted");
     }
 
     /// Worlds loading at once are counted: a load that cannot fit beside them is refused, and
