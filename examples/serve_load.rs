@@ -212,58 +212,47 @@ fn main() {
             id
         })
         .collect();
-    let id = ids[0].clone();
+    // The baseline first (every world read whole, as before), then the grids read by position.
+    for in_memory in [true, false] {
+        let what = match in_memory {
+            true => "baseline, grids read whole into memory",
+            false => "grids read by position",
+        };
+        println!("-- {what}");
+        let mut opts = ServeOptions::new(
+            served.path().to_path_buf(),
+            "127.0.0.1:0".parse().expect("addr"),
+        );
+        opts.grids_in_memory = in_memory;
+        let server = serve::start(opts).expect("the server");
+        let url = server.url();
+        open_worlds(&url, &ids);
+        if !a.open_only {
+            let side = whole_side(&url, &ids[0]);
+            let list = tile_list(side, a.requests);
+            report(
+                "cold (tiles rendered)",
+                &run_pass(&url, &ids[0], &list, a.clients),
+            );
+            report(
+                "warm (tiles cached)",
+                &run_pass(&url, &ids[0], &list, a.clients),
+            );
+            let (n, bytes) = server.shared().tiles.usage();
+            println!("tile cache: {n} tiles, {:.1} MB", bytes as f64 / 1e6);
+        }
+        server.shutdown();
+    }
+    if a.open_only {
+        return;
+    }
     let server = serve::start(ServeOptions::new(
         served.path().to_path_buf(),
         "127.0.0.1:0".parse().expect("addr"),
     ))
     .expect("the server");
     let url = server.url();
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
-    println!("resident {} MiB before any world is open", resident_mib());
-    for (k, id) in ids.iter().enumerate() {
-        let t = Instant::now();
-        let r = agent
-            .get(format!("{url}api/tile/height/0/0/0.png?w={id}"))
-            .call()
-            .expect("the first tile");
-        assert_eq!(r.status(), 200);
-        assert!(
-            r.headers().get("x-islagen-error").is_none(),
-            "an error tile"
-        );
-        println!(
-            "world {}: first tile (open + height 0/0/0) in {:.3} s; resident {} MiB",
-            k + 1,
-            t.elapsed().as_secs_f64(),
-            resident_mib()
-        );
-    }
-    if a.open_only {
-        server.shutdown();
-        return;
-    }
-    let t = Instant::now();
-    let mut meta = agent
-        .get(format!("{url}api/world?w={id}"))
-        .call()
-        .expect("/api/world");
-    let meta: serde_json::Value =
-        serde_json::from_slice(&meta.body_mut().read_to_vec().expect("body")).expect("JSON");
-    let side = meta["map_size"].as_u64().expect("map_size") as usize;
-    println!(
-        "/api/world (the world open) in {:.2} s: {side} px, max_zoom {}",
-        t.elapsed().as_secs_f64(),
-        meta["max_zoom"]
-    );
-    let list = tile_list(side, a.requests);
-    let cold = run_pass(&url, &id, &list, a.clients);
-    report("cold (tiles rendered)", &cold);
-    let warm = run_pass(&url, &id, &list, a.clients);
-    report("warm (tiles cached)", &warm);
+    let agent = agent();
     // The tune panel's preview: five seeds at 512, one after the other.
     let mut seconds = Vec::new();
     for seed in 1..=5 {
@@ -284,11 +273,51 @@ fn main() {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let (n, bytes) = server.shared().tiles.usage();
-    println!("tile cache: {n} tiles, {:.1} MB", bytes as f64 / 1e6);
     server.shutdown();
     drop(served);
     drop(tmp);
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into()
+}
+
+/// Opens each world by its first tile (`height` 0/0/0), timing it and printing the resident
+/// memory after.
+fn open_worlds(url: &str, ids: &[String]) {
+    println!("resident {} MiB before any world is open", resident_mib());
+    for (k, id) in ids.iter().enumerate() {
+        let t = Instant::now();
+        let r = agent()
+            .get(format!("{url}api/tile/height/0/0/0.png?w={id}"))
+            .call()
+            .expect("the first tile");
+        assert_eq!(r.status(), 200);
+        assert!(
+            r.headers().get("x-islagen-error").is_none(),
+            "an error tile"
+        );
+        println!(
+            "world {}: first tile (open + height 0/0/0) in {:.3} s; resident {} MiB",
+            k + 1,
+            t.elapsed().as_secs_f64(),
+            resident_mib()
+        );
+    }
+}
+
+/// The world's MapSize, from `/api/world`.
+fn whole_side(url: &str, id: &str) -> usize {
+    let mut meta = agent()
+        .get(format!("{url}api/world?w={id}"))
+        .call()
+        .expect("/api/world");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&meta.body_mut().read_to_vec().expect("body")).expect("JSON");
+    meta["map_size"].as_u64().expect("map_size") as usize
 }
 
 /// This process's resident memory, MiB (`VmRSS`; 0 where /proc is absent).

@@ -54,6 +54,9 @@ pub struct ServeOptions {
     pub max_tile_bytes: usize,
     /// Host names served besides loopback and the bound address (`--allow-host`).
     pub allowed_hosts: Vec<String>,
+    /// Read every world whole, grids in memory, as before they were read by position (the
+    /// benchmarks' baseline; false by default).
+    pub grids_in_memory: bool,
 }
 
 impl ServeOptions {
@@ -67,6 +70,7 @@ impl ServeOptions {
             max_world_bytes: 4 << 30,
             max_tile_bytes: 256 << 20,
             allowed_hosts: Vec::new(),
+            grids_in_memory: false,
         }
     }
 }
@@ -197,7 +201,10 @@ pub fn start(opts: ServeOptions) -> Result<Server, ServeError> {
         root,
         shown: opts.dir.display().to_string(),
         exe,
-        worlds: worlds::Worlds::new(opts.max_worlds, opts.max_world_bytes),
+        worlds: match opts.grids_in_memory {
+            true => worlds::Worlds::new(opts.max_worlds, opts.max_world_bytes).reading_whole(),
+            false => worlds::Worlds::new(opts.max_worlds, opts.max_world_bytes),
+        },
         tiles: tiles::TileCache::new(opts.max_tile_bytes),
         jobs: jobs::Jobs::default(),
         heavy: Arc::new(tokio::sync::Semaphore::new(1)),

@@ -95,6 +95,8 @@ enum Retry {
 pub struct Worlds {
     max_worlds: usize,
     max_bytes: u64,
+    /// Read every world whole, grids in memory (the benchmarks' baseline).
+    whole: bool,
     state: Mutex<State>,
     tick: std::sync::atomic::AtomicU64,
 }
@@ -113,8 +115,19 @@ impl Worlds {
         Worlds {
             max_worlds: max_worlds.max(1),
             max_bytes,
+            whole: false,
             state: Mutex::new(State::default()),
             tick: Default::default(),
+        }
+    }
+
+    /// This cache, reading every world whole with its grids in memory, as the server did
+    /// before it read them by position (the benchmarks' baseline); memory is then counted with
+    /// the grids.
+    pub fn reading_whole(self) -> Worlds {
+        Worlds {
+            whole: true,
+            ..self
         }
     }
 
@@ -171,7 +184,8 @@ impl Worlds {
     /// Reads `key` with its worst case reserved first: refused (to be retried) when it does not
     /// fit beside what is held and loading, even after evicting every world it may.
     fn load_counted(&self, key: &FileKey, name: &str) -> Outcome {
-        let need = estimate_bytes(&key.path).map_err(|e| (format!("{name}: {e}"), Retry::No))?;
+        let need = estimate_bytes(&key.path, self.whole)
+            .map_err(|e| (format!("{name}: {e}"), Retry::No))?;
         {
             let mut state = self.lock();
             self.evict_locked(&mut state, Some(key), need);
@@ -191,7 +205,7 @@ impl Worlds {
             }
             state.loading += need;
         }
-        let outcome = load(key, name).map_err(|e| (e, Retry::No));
+        let outcome = load(key, name, self.whole).map_err(|e| (e, Retry::No));
         self.lock().loading -= need;
         outcome
     }
@@ -277,10 +291,11 @@ const MAX_SECTIONS: usize = 32;
 
 /// An upper bound on what reading the blueprint at `path` holds at its peak, bytes, from its
 /// header and section table alone (a few small positioned reads): v2's grid sections (HGTS,
-/// BIOM, WBID, WSRF) nothing — they stay in the file — and everything else ×
+/// BIOM, WBID, WSRF) nothing — they stay in the file — unless read `whole` (then as on disk),
+/// and everything else ×
 /// [`VARIABLE_EXPANSION`]; v1 (fixed 8-byte pixel records, read whole) 5 bytes a pixel plus its
 /// town and road tail.
-pub fn estimate_bytes(path: &Path) -> Result<u64, String> {
+pub fn estimate_bytes(path: &Path, whole: bool) -> Result<u64, String> {
     use crate::blueprint::format::*;
     use std::io::{Read, Seek, SeekFrom};
     let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
@@ -309,8 +324,9 @@ pub fn estimate_bytes(path: &Path) -> Result<u64, String> {
         let tag = Tag(u32::from_le_bytes([frame[0], frame[1], frame[2], frame[3]]));
         let declared = u64::from_le_bytes(frame[4..].try_into().unwrap_or_default());
         let payload = declared.min(len - at - SECTION_FRAME_LEN);
-        // The grids stay in the file (read by position, see super::grids).
+        // The grids stay in the file (read by position, see super::grids), unless read whole.
         total += match tag {
+            HGTS | BIOM | WBID | WSRF if whole => payload,
             HGTS | BIOM | WBID | WSRF => 0,
             _ => payload * VARIABLE_EXPANSION,
         };
@@ -354,9 +370,12 @@ pub fn held_bytes(bp: &Blueprint) -> u64 {
     bytes
 }
 
-fn load(key: &FileKey, name: &str) -> Result<Arc<World>, LoadError> {
-    let loaded =
-        blueprint::read_file_without_grids(&key.path).map_err(|e| format!("{name}: {e}"))?;
+fn load(key: &FileKey, name: &str, whole: bool) -> Result<Arc<World>, LoadError> {
+    let read = match whole {
+        true => blueprint::read_file,
+        false => blueprint::read_file_without_grids,
+    };
+    let loaded = read(&key.path).map_err(|e| format!("{name}: {e}"))?;
     let grids = Grids::of(&loaded, &key.path).map_err(|e| format!("{name}: {e}"))?;
     World::new(key.clone(), loaded.blueprint, loaded.format, grids)
         .map(Arc::new)
@@ -450,7 +469,7 @@ mod tests {
         let read = |path: &Path| crate::blueprint::read_file_without_grids(path).unwrap();
         for path in [&plain, &roads, &v1] {
             let held = held_bytes(&read(path).blueprint);
-            let estimate = estimate_bytes(path).unwrap();
+            let estimate = estimate_bytes(path, false).unwrap();
             assert!(
                 held <= estimate,
                 "{path:?}: holds {held}, estimated {estimate}"
@@ -470,7 +489,7 @@ mod tests {
     fn a_load_that_does_not_fit_beside_others_loading_is_refused_then_retried() {
         let dir = tempfile::tempdir().unwrap();
         let path = world_with_paths(dir.path(), "w.dat", 0);
-        let need = estimate_bytes(&path).unwrap();
+        let need = estimate_bytes(&path, false).unwrap();
         let worlds = Worlds::new(4, 2 * need);
         worlds.lock().loading = need + 1;
         let e = worlds.get(&path).unwrap_err();
