@@ -12,7 +12,8 @@
 //! and prints the resident memory after; `--open-only` stops there.
 //!
 //! `cargo run --release --example serve_load -- [--size 8192] [--world FILE] [--requests 1000]
-//! [--clients 8] [--seed 1] [--copies 1] [--open-only]` (`scripts/bench-serve.sh` runs it).
+//! [--clients 8] [--seed 1] [--copies 1] [--open-only] [--no-baseline]`
+//! (`scripts/bench-serve.sh` runs it).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -30,6 +31,7 @@ struct Args {
     seed: i32,
     copies: usize,
     open_only: bool,
+    no_baseline: bool,
 }
 
 fn args() -> Args {
@@ -41,10 +43,15 @@ fn args() -> Args {
         seed: 1,
         copies: 1,
         open_only: false,
+        no_baseline: false,
     };
     let mut argv: Vec<String> = std::env::args().skip(1).collect();
     if let Some(i) = argv.iter().position(|a| a == "--open-only") {
         a.open_only = true;
+        argv.remove(i);
+    }
+    if let Some(i) = argv.iter().position(|a| a == "--no-baseline") {
+        a.no_baseline = true;
         argv.remove(i);
     }
     for pair in argv.chunks(2) {
@@ -105,12 +112,7 @@ fn tile_list(side: usize, n: usize) -> Vec<(&'static str, u32, u32, u32)> {
     list
 }
 
-fn run_pass(
-    url: &str,
-    id: &str,
-    list: &[(&'static str, u32, u32, u32)],
-    clients: usize,
-) -> (Vec<Duration>, usize, Duration) {
+fn run_pass(url: &str, id: &str, list: &[(&'static str, u32, u32, u32)], clients: usize) -> Pass {
     let started = Instant::now();
     let chunks: Vec<Vec<_>> = (0..clients)
         .map(|c| list.iter().skip(c).step_by(clients).copied().collect())
@@ -138,7 +140,7 @@ fn run_pass(
                             r.body_mut().read_to_vec().ok().filter(|_| ok)
                         })
                         .is_some();
-                    times.push(t0.elapsed());
+                    times.push((t0.elapsed(), layer));
                     errors += usize::from(!ok);
                 }
                 (times, errors)
@@ -153,10 +155,26 @@ fn run_pass(
         errors += e;
     }
     times.sort();
-    (times, errors, started.elapsed())
+    let mut by_layer: Vec<(&'static str, Vec<Duration>)> = Vec::new();
+    for &(t, layer) in &times {
+        match by_layer.iter_mut().find(|(l, _)| *l == layer) {
+            Some((_, v)) => v.push(t),
+            None => by_layer.push((layer, vec![t])),
+        }
+    }
+    let times = times.into_iter().map(|(t, _)| t).collect();
+    (times, errors, started.elapsed(), by_layer)
 }
 
-fn report(name: &str, (times, errors, wall): &(Vec<Duration>, usize, Duration)) {
+/// A pass: every latency (sorted), the errors, the wall time, and the latencies by layer.
+type Pass = (
+    Vec<Duration>,
+    usize,
+    Duration,
+    Vec<(&'static str, Vec<Duration>)>,
+);
+
+fn report(name: &str, (times, errors, wall, by_layer): &Pass) {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let at = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)];
     println!(
@@ -168,6 +186,14 @@ fn report(name: &str, (times, errors, wall): &(Vec<Duration>, usize, Duration)) 
         wall.as_secs_f64(),
         times.len() as f64 / wall.as_secs_f64()
     );
+    let layers: Vec<String> = by_layer
+        .iter()
+        .map(|(layer, t)| {
+            let p = |q: f64| ms(t[((t.len() as f64 * q) as usize).min(t.len() - 1)]);
+            format!("{layer} {:.1}/{:.1}", p(0.5), p(0.95))
+        })
+        .collect();
+    println!("  by layer (p50/p95 ms): {}", layers.join(", "));
 }
 
 fn main() {
@@ -195,14 +221,16 @@ fn main() {
         }
     };
     // The baseline, in this run: the whole read, as the server did before.
-    let t = Instant::now();
-    let whole = islagen::blueprint::read_file(&dat).expect("reading the world whole");
-    println!(
-        "baseline: the whole blueprint read in {:.2} s, resident {} MiB with it",
-        t.elapsed().as_secs_f64(),
-        resident_mib()
-    );
-    drop(whole);
+    if !a.no_baseline {
+        let t = Instant::now();
+        let whole = islagen::blueprint::read_file(&dat).expect("reading the world whole");
+        println!(
+            "baseline: the whole blueprint read in {:.2} s, resident {} MiB with it",
+            t.elapsed().as_secs_f64(),
+            resident_mib()
+        );
+        drop(whole);
+    }
     // The served folder: hard links to the world (each one a world to the cache).
     let served = tempfile::tempdir_in(dat.parent().expect("the world's folder")).expect("a folder");
     let ids: Vec<String> = (1..=a.copies.max(1))
@@ -213,7 +241,12 @@ fn main() {
         })
         .collect();
     // The baseline first (every world read whole, as before), then the grids read by position.
-    for in_memory in [true, false] {
+    let modes: &[bool] = if a.no_baseline {
+        &[false]
+    } else {
+        &[true, false]
+    };
+    for &in_memory in modes {
         let what = match in_memory {
             true => "baseline, grids read whole into memory",
             false => "grids read by position",
