@@ -88,7 +88,7 @@ impl Grids {
     ) -> Result<Array2<f32>, GridError> {
         match self {
             Grids::Memory => Ok(pick(&bp.heights, xs, ys)),
-            Grids::File(f) => f.gather(HGTS, f.heights, xs, ys, |b| {
+            Grids::File(f) => f.gather(HGTS, f.heights, xs, ys, &|b| {
                 f32::from_le_bytes([b[0], b[1], b[2], b[3]])
             }),
         }
@@ -104,7 +104,7 @@ impl Grids {
     ) -> Result<Array2<u8>, GridError> {
         match self {
             Grids::Memory => Ok(pick(&bp.biomes, xs, ys).mapv(|b| b as u8)),
-            Grids::File(f) => f.gather(BIOM, f.biomes, xs, ys, |b| b[0]),
+            Grids::File(f) => f.gather(BIOM, f.biomes, xs, ys, &|b| b[0]),
         }
     }
 
@@ -119,7 +119,7 @@ impl Grids {
             Grids::Memory => Ok(bp.water_ids.as_ref().map(|ids| pick(ids, xs, ys))),
             Grids::File(f) => match f.water_ids {
                 Some(at) => f
-                    .gather(WBID, at, xs, ys, |b| u16::from_le_bytes([b[0], b[1]]))
+                    .gather(WBID, at, xs, ys, &|b| u16::from_le_bytes([b[0], b[1]]))
                     .map(Some),
                 None => Ok(None),
             },
@@ -141,13 +141,23 @@ impl FileGrids {
         base: u64,
         xs: &[usize],
         ys: &[usize],
-        decode: impl Fn(&[u8]) -> T,
+        decode: &impl Fn(&[u8]) -> T,
     ) -> Result<Array2<T>, GridError> {
         let cell = grid_cell_len(tag).unwrap_or(1) as usize;
         let mut out = Array2::from_elem((xs.len(), ys.len()), T::default());
         let Some(&last) = ys.last() else {
             return Ok(out);
         };
+        // Spans need the ys in order; any other order is read a cell at a time.
+        if ys.windows(2).any(|w| w[0] > w[1]) {
+            for (i, &x) in xs.iter().enumerate() {
+                for (j, &y) in ys.iter().enumerate() {
+                    let one = self.gather(tag, base, &[x], &[y], decode)?;
+                    out[[i, j]] = one[[0, 0]];
+                }
+            }
+            return Ok(out);
+        }
         let mut buf = Vec::new();
         for (i, &x) in xs.iter().enumerate() {
             let column = base + (x * self.side) as u64 * cell as u64;
@@ -223,6 +233,10 @@ mod tests {
         assert_eq!(grids.biomes(&lazy.blueprint, &xs, &ys).unwrap(), want_b);
         let ids = grids.water_ids(&lazy.blueprint, &xs, &ys).unwrap().unwrap();
         assert_eq!(ids, pick(bp.water_ids.as_ref().unwrap(), &xs, &ys));
+        // Any order of ys reads right too (cell by cell).
+        let shuffled = [200, 3, 255, 3, 0];
+        let got = grids.heights(&lazy.blueprint, &xs, &shuffled).unwrap();
+        assert_eq!(got, pick(&bp.heights, &xs, &shuffled));
         // Truncated in place while served, inside HGTS: its last columns are gone.
         let hgts = lazy.sections.iter().find(|s| s.tag == HGTS).unwrap().offset;
         let cut = hgts + SECTION_FRAME_LEN + 100 * 256 * 4;
