@@ -83,6 +83,13 @@ pub type LoadError = String;
 type Outcome = Result<Arc<World>, (LoadError, Retry)>;
 type Slot = Arc<OnceLock<Outcome>>;
 
+/// Whether a load may evict cached worlds to make room.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Evict {
+    Yes,
+    No,
+}
+
 /// Whether a failed load may succeed on a later request.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Retry {
@@ -139,7 +146,9 @@ impl Worlds {
     pub fn get(&self, path: &Path) -> Result<Arc<World>, LoadError> {
         let (key, name) = key_and_name(path)?;
         let slot = self.slot(&key);
-        let outcome = slot.get_or_init(|| self.load_counted(&key, &name)).clone();
+        let outcome = slot
+            .get_or_init(|| self.load_counted(&key, &name, Evict::Yes))
+            .clone();
         if let Err((_, Retry::Yes)) = &outcome {
             self.lock().slots.retain(|(_, s, _)| !Arc::ptr_eq(s, &slot));
         }
@@ -159,7 +168,9 @@ impl Worlds {
         };
         match cached {
             Some(outcome) => outcome.map_err(|(e, _)| e),
-            None => self.load_counted(&key, &name).map_err(|(e, _)| e),
+            None => self
+                .load_counted(&key, &name, Evict::No)
+                .map_err(|(e, _)| e),
         }
     }
 
@@ -182,13 +193,16 @@ impl Worlds {
     }
 
     /// Reads `key` with its worst case reserved first: refused (to be retried) when it does not
-    /// fit beside what is held and loading, even after evicting every world it may.
-    fn load_counted(&self, key: &FileKey, name: &str) -> Outcome {
+    /// fit beside what is held and loading, after evicting every world it may (`evict`; a
+    /// passing look evicts nothing).
+    fn load_counted(&self, key: &FileKey, name: &str, evict: Evict) -> Outcome {
         let need = estimate_bytes(&key.path, self.whole)
             .map_err(|e| (format!("{name}: {e}"), Retry::No))?;
         {
             let mut state = self.lock();
-            self.evict_locked(&mut state, Some(key), need);
+            if evict == Evict::Yes {
+                self.evict_locked(&mut state, Some(key), need);
+            }
             let others = held(&state.slots) + state.loading;
             // Beyond the world in use: one world may be larger than the budget when it is alone.
             if others > 0 && others + need > self.max_bytes {
@@ -286,8 +300,9 @@ const MIN_BLOCK: u64 = 32;
 /// that may have grown to twice its length (12×); a river's 7 fixed bytes are a 56-byte record
 /// likewise (16×).
 const VARIABLE_EXPANSION: u64 = 16;
-/// The most sections a v2 file can hold (the registered tags; a duplicate is refused on read).
-const MAX_SECTIONS: usize = 32;
+/// The most sections the estimate walks (the registered tags are 15, but unknown tags are
+/// skipped by the reader, so a file may carry many; a duplicate is refused on read).
+const MAX_SECTIONS: usize = 1 << 16;
 
 /// An upper bound on what reading the blueprint at `path` holds at its peak, bytes, from its
 /// header and section table alone (a few small positioned reads): v2's grid sections (HGTS,
@@ -398,14 +413,19 @@ impl World {
         blueprint.water_surface = None;
         let sea_raw = SeaLevel::of(&blueprint).raw;
         let side = blueprint.side();
-        let lattice: Vec<usize> = match &grids {
-            Grids::Memory => (0..side).collect(),
-            Grids::File(_) => (0..RANGE_LATTICE)
-                .map(|k| k * (side - 1) / (RANGE_LATTICE - 1))
-                .collect(),
+        // Held grids are scanned whole in place; grids in the file on a lattice.
+        let sampled = match &grids {
+            Grids::Memory => None,
+            Grids::File(_) => {
+                let lattice: Vec<usize> = (0..RANGE_LATTICE)
+                    .map(|k| k * (side - 1) / (RANGE_LATTICE - 1))
+                    .collect();
+                Some(grids.heights(&blueprint, &lattice, &lattice)?)
+            }
         };
-        let heights = grids.heights(&blueprint, &lattice, &lattice)?;
-        let (lo, hi) = heights
+        let (lo, hi) = sampled
+            .as_ref()
+            .unwrap_or(&blueprint.heights)
             .as_slice_memory_order()
             .unwrap_or_default()
             .par_iter()
@@ -511,6 +531,11 @@ mod tests {
         worlds.get(&a).unwrap();
         assert!(worlds.get_passing(&b).is_ok());
         assert!(worlds.holds(&a) && !worlds.holds(&b));
+        // Without room beside the open world a passing look is refused; it never evicts.
+        let tight = Worlds::new(4, worlds.held().0 + 1);
+        tight.get(&a).unwrap();
+        let e = tight.get_passing(&b).unwrap_err();
+        assert!(e.contains("not enough memory") && tight.holds(&a), "{e}");
         worlds.get(&b).unwrap();
         assert!(!worlds.holds(&a), "max_worlds 1: the open world is b");
     }
