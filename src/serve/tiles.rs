@@ -450,15 +450,28 @@ fn slope(world: &World, win: &Window) -> Result<Pixels, GridError> {
     // Each sample's neighbours one sample spacing away: the window with its border.
     let (bx, by) = (bordered(&win.xs, side), bordered(&win.ys, side));
     let h = world.grids.heights(&world.blueprint, &bx, &by)?;
-    let s = win.xs.spacing().min(win.ys.spacing());
-    let k = METRES_PER_RAW / (2.0 * s as f32 * metres_per_px(side));
+    // Raw units to a gradient, per sample: over the map pixels between its two neighbours (a
+    // view's samples need not be evenly spaced), two spacings at the window's ends.
+    let scales = |axis: &Axis| -> Vec<f32> {
+        let (n, two) = (axis.samples.len(), 2 * axis.spacing().max(1));
+        (0..n)
+            .map(|k| {
+                let span = match k > 0 && k + 1 < n {
+                    true => axis.samples[k + 1] - axis.samples[k - 1],
+                    false => two,
+                };
+                METRES_PER_RAW / (span.max(1) as f32 * metres_per_px(side))
+            })
+            .collect()
+    };
+    let (kx, ky) = (scales(&win.xs), scales(&win.ys));
     each(win, |i, j, sx, sy| {
         let (x, y) = (sx + 1, sy + 1);
         if h[[x, y]] < world.sea_raw {
             return;
         }
-        let dx = (h[[x + 1, y]] - h[[x - 1, y]]) * k;
-        let dy = (h[[x, y + 1]] - h[[x, y - 1]]) * k;
+        let dx = (h[[x + 1, y]] - h[[x - 1, y]]) * kx[sx];
+        let dy = (h[[x, y + 1]] - h[[x, y - 1]]) * ky[sy];
         // Flat (under 3°) and NaN pixels leave before the square root and the arctangent.
         let gradient2 = dx * dx + dy * dy;
         if gradient2.is_nan() || gradient2 < FLAT_TAN2 {
