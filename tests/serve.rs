@@ -945,6 +945,11 @@ fn other_websites_are_refused_by_host_and_origin() {
         assert_eq!(status, 403, "{foreign}");
         assert!(text.contains("may not change anything"), "{text}");
     }
+    // Another site's page may link to the page, but not load tiles or views with `<img>`.
+    let from = |mode: &str| format!("{ok}Sec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: {mode}\r\n");
+    assert_eq!(raw(s.addr(), "GET", "/", &from("navigate")).0, 200);
+    let tile = format!("/api/tile/height/0/0/0.png?w={W}");
+    assert_eq!(raw(s.addr(), "GET", &tile, &from("no-cors")).0, 403);
     // The page's own POST (same origin) and a tool's (no Origin) reach the handler.
     let own = format!("{ok}Origin: http://127.0.0.1:{port}\r\n");
     assert_ne!(raw(s.addr(), "POST", "/api/job/cancel", &own).0, 403);

@@ -9,9 +9,11 @@
 //!   is never one of these. A request without `Host` is refused too.
 //! - **Cross-site requests (CSRF).** A request that changes state (any method but GET, HEAD and
 //!   OPTIONS) is refused with 403 when its `Origin` is not this server's own
-//!   (`http://` + the request's `Host`), `Origin: null` included, or when the browser marks it
-//!   `Sec-Fetch-Site: cross-site` / `same-site`. Browsers send `Origin` on every POST; tools
-//!   such as curl send neither and are let through.
+//!   (`http://` + the request's `Host`), `Origin: null` included. Any request the browser marks
+//!   `Sec-Fetch-Site: cross-site` or `same-site` is refused unless it is a GET navigation (a
+//!   link to the page): another site's page can neither change anything nor load tiles and
+//!   views (`<img src>`) to tie the server up. Browsers send `Origin` on every POST; tools such
+//!   as curl send neither and are let through.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -77,15 +79,19 @@ fn strip_port(authority: &str) -> &str {
     }
 }
 
-/// Why a request is refused, if it is: `host` is its `Host`, `origin` its `Origin`, `fetch_site`
-/// its `Sec-Fetch-Site`.
-pub fn refusal(
-    hosts: &Hosts,
-    method: &Method,
-    host: Option<&str>,
-    origin: Option<&str>,
-    fetch_site: Option<&str>,
-) -> Option<String> {
+/// What a browser says of a request: its `Origin`, `Sec-Fetch-Site` and `Sec-Fetch-Mode`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fetch<'a> {
+    /// `Origin`.
+    pub origin: Option<&'a str>,
+    /// `Sec-Fetch-Site`.
+    pub site: Option<&'a str>,
+    /// `Sec-Fetch-Mode`.
+    pub mode: Option<&'a str>,
+}
+
+/// Why a request is refused, if it is: `host` is its `Host`.
+pub fn refusal(hosts: &Hosts, method: &Method, host: Option<&str>, fetch: Fetch) -> Option<String> {
     let Some(host) = host else {
         return Some("a request needs a Host header".into());
     };
@@ -95,13 +101,22 @@ pub fn refusal(
             strip_port(host)
         ));
     }
-    if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
+    let reading = matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
+    if let Some(site) = fetch
+        .site
+        .filter(|s| matches!(*s, "cross-site" | "same-site"))
+    {
+        let navigation = reading && fetch.mode == Some("navigate");
+        if !navigation {
+            return Some(format!(
+                "a {site} request may not change anything here or use the server from another page"
+            ));
+        }
+    }
+    if reading {
         return None;
     }
-    if let Some(site) = fetch_site.filter(|s| matches!(*s, "cross-site" | "same-site")) {
-        return Some(format!("a {site} request may not change anything here"));
-    }
-    match origin {
+    match fetch.origin {
         Some(o) if !o.eq_ignore_ascii_case(&format!("http://{host}")) => Some(format!(
             "Origin {o:?} is not this server's (http://{host}): cross-site requests may not change anything here"
         )),
@@ -116,13 +131,12 @@ pub async fn check(State(hosts): State<Arc<Hosts>>, req: Request, next: Next) ->
         let h = |name: header::HeaderName| req.headers().get(name).and_then(|v| v.to_str().ok());
         // HTTP/2 and absolute-form requests carry the host in the URI rather than the header.
         let host = h(header::HOST).or_else(|| req.uri().authority().map(|a| a.as_str()));
-        refusal(
-            &hosts,
-            req.method(),
-            host,
-            h(header::ORIGIN),
-            h(header::HeaderName::from_static("sec-fetch-site")),
-        )
+        let fetch = Fetch {
+            origin: h(header::ORIGIN),
+            site: h(header::HeaderName::from_static("sec-fetch-site")),
+            mode: h(header::HeaderName::from_static("sec-fetch-mode")),
+        };
+        refusal(&hosts, req.method(), host, fetch)
     };
     match why {
         Some(why) => ApiError::forbidden(why).into_response(),
@@ -170,30 +184,39 @@ mod tests {
     fn state_changes_need_this_servers_origin() {
         let h = loopback();
         let host = Some("127.0.0.1:8765");
-        let post = Method::POST;
-        assert!(refusal(&h, &post, host, None, None).is_none(), "curl");
-        assert!(refusal(
-            &h,
-            &post,
-            host,
-            Some("http://127.0.0.1:8765"),
-            Some("same-origin")
-        )
-        .is_none());
-        for origin in [
+        let (post, get) = (Method::POST, Method::GET);
+        let none = Fetch::default();
+        let origin = |o| Fetch {
+            origin: Some(o),
+            ..none
+        };
+        let site = |s, m| Fetch {
+            site: Some(s),
+            mode: Some(m),
+            ..none
+        };
+        assert!(refusal(&h, &post, host, none).is_none(), "curl");
+        let own = Fetch {
+            site: Some("same-origin"),
+            ..origin("http://127.0.0.1:8765")
+        };
+        assert!(refusal(&h, &post, host, own).is_none());
+        for o in [
             "http://evil.example",
             "null",
             "http://127.0.0.1:3000",
             "https://127.0.0.1:8765",
         ] {
-            assert!(
-                refusal(&h, &post, host, Some(origin), None).is_some(),
-                "{origin}"
-            );
+            assert!(refusal(&h, &post, host, origin(o)).is_some(), "{o}");
         }
-        assert!(refusal(&h, &post, host, None, Some("cross-site")).is_some());
-        assert!(refusal(&h, &Method::GET, host, Some("http://evil.example"), None).is_none());
-        assert!(refusal(&h, &Method::GET, Some("evil.example"), None, None).is_some());
-        assert!(refusal(&h, &Method::GET, None, None, None).is_some());
+        assert!(refusal(&h, &post, host, site("cross-site", "cors")).is_some());
+        // Another site's page may link to the page but not load its tiles or views.
+        assert!(refusal(&h, &get, host, site("cross-site", "navigate")).is_none());
+        assert!(refusal(&h, &get, host, site("cross-site", "no-cors")).is_some());
+        assert!(refusal(&h, &get, host, site("same-site", "no-cors")).is_some());
+        assert!(refusal(&h, &get, host, site("same-origin", "no-cors")).is_none());
+        assert!(refusal(&h, &get, host, origin("http://evil.example")).is_none());
+        assert!(refusal(&h, &get, Some("evil.example"), none).is_some());
+        assert!(refusal(&h, &get, None, none).is_some());
     }
 }
