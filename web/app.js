@@ -188,9 +188,10 @@ function sweepTable(s) {
     columns.map((c) => el('th', { dataset: { col: c }, title: `sort by ${c}`, text: c, onclick: () => sortBy(c) })));
   const body = el('tbody');
   const rows = s.rows.map((row) => {
-    // Each row is its cells in column order, and its world.
-    const r = { world: row.world };
+    // Each row is its cells in column order, and its world (the server's, over any column).
+    const r = {};
     columns.forEach((c, i) => { r[c] = row.values[i]; });
+    r.world = row.world;
     const cells = columns.map((c) => el('td', { text: r[c] === null || r[c] === undefined ? '' : fmt.value(r[c]) }));
     const thumb = r.world
       ? el('a', { href: `#world=${enc(r.world)}` },
