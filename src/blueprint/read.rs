@@ -196,7 +196,13 @@ pub fn read_file_without_grids(path: &Path) -> Result<Loaded, ReadError> {
     let file = File::open(path)?;
     #[cfg(not(unix))]
     let file = std::sync::Mutex::new(file);
-    read_with(&file, false)
+    read_without_grids(&file)
+}
+
+/// [`read_file_without_grids`] from an open source (so the caller can go on reading the grids
+/// from the very file it parsed).
+pub fn read_without_grids<S: ReadAt + ?Sized>(source: &S) -> Result<Loaded, ReadError> {
+    read_with(source, false)
 }
 
 /// Reads a blueprint from any positional source.

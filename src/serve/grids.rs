@@ -9,7 +9,6 @@
 //! while served goes on being read as it was opened, until the cache sees the new version.
 
 use std::fs::File;
-use std::path::Path;
 
 use ndarray::Array2;
 
@@ -55,9 +54,10 @@ pub struct FileGrids {
 }
 
 impl Grids {
-    /// The grids of `loaded` (read from the file at `path` by [`crate::blueprint::read_file_without_grids`]):
-    /// in the file when its sections say where, else in memory.
-    pub fn of(loaded: &Loaded, path: &Path) -> std::io::Result<Grids> {
+    /// The grids of `loaded`, parsed from `file` (named `name`) by
+    /// [`crate::blueprint::read::read_without_grids`]: in the file when its sections say where,
+    /// else in memory. The same open file is read, so a file renamed over meanwhile is not.
+    pub fn of(loaded: &Loaded, file: File, name: &str) -> Grids {
         let payload = |tag: Tag| {
             let s = loaded.sections.iter().find(|s| s.tag == tag)?;
             Some(s.offset + SECTION_FRAME_LEN)
@@ -65,17 +65,15 @@ impl Grids {
         let side = loaded.blueprint.side();
         let held = loaded.blueprint.heights.dim() == (side, side);
         match (held, payload(HGTS), payload(BIOM)) {
-            (false, Some(heights), Some(biomes)) => Ok(Grids::File(FileGrids {
-                file: File::open(path)?,
-                name: path
-                    .file_name()
-                    .map_or_else(String::new, |n| n.to_string_lossy().into()),
+            (false, Some(heights), Some(biomes)) => Grids::File(FileGrids {
+                file,
+                name: name.to_string(),
                 side,
                 heights,
                 biomes,
                 water_ids: payload(WBID),
-            })),
-            _ => Ok(Grids::Memory),
+            }),
+            _ => Grids::Memory,
         }
     }
 
@@ -223,7 +221,7 @@ mod tests {
             lazy.blueprint.towns,
             read_file(&path).unwrap().blueprint.towns
         );
-        let grids = Grids::of(&lazy, &path).unwrap();
+        let grids = Grids::of(&lazy, File::open(&path).unwrap(), "w.dat");
         assert!(matches!(grids, Grids::File(_)));
         let xs: Vec<usize> = (0..256).step_by(3).collect();
         let ys: Vec<usize> = (1..256).step_by(7).collect();

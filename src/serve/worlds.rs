@@ -386,12 +386,21 @@ pub fn held_bytes(bp: &Blueprint) -> u64 {
 }
 
 fn load(key: &FileKey, name: &str, whole: bool) -> Result<Arc<World>, LoadError> {
-    let read = match whole {
-        true => blueprint::read_file,
-        false => blueprint::read_file_without_grids,
+    let failed = |e: &dyn std::fmt::Display| format!("{name}: {e}");
+    let file = std::fs::File::open(&key.path).map_err(|e| failed(&e))?;
+    // The grids are read from the very file parsed (a file renamed over meanwhile is not).
+    #[cfg(unix)]
+    let loaded = match whole {
+        true => blueprint::read::read(&file),
+        false => blueprint::read::read_without_grids(&file),
     };
-    let loaded = read(&key.path).map_err(|e| format!("{name}: {e}"))?;
-    let grids = Grids::of(&loaded, &key.path).map_err(|e| format!("{name}: {e}"))?;
+    #[cfg(not(unix))]
+    let loaded = match whole {
+        true => blueprint::read_file(&key.path),
+        false => blueprint::read_file_without_grids(&key.path),
+    };
+    let loaded = loaded.map_err(|e| failed(&e))?;
+    let grids = Grids::of(&loaded, file, name);
     World::new(key.clone(), loaded.blueprint, loaded.format, grids)
         .map(Arc::new)
         .map_err(|e| e.to_string())
