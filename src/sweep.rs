@@ -460,8 +460,9 @@ fn export_done(
 /// Runs a sweep. `on_seed` is called after every seed, done or skipped.
 pub fn run(plan: &SweepPlan, on_seed: &(dyn Fn(i32) + Sync)) -> Result<SweepReport> {
     let dir = &plan.out;
-    for sub in [RECORDS, THUMBS] {
-        let sub = dir.join(sub);
+    // The folder itself too: a sweep cut short while writing its table leaves a temporary file
+    // there that no seed's export (which cleans its folder) would remove when every seed is done.
+    for sub in [dir.clone(), dir.join(RECORDS), dir.join(THUMBS)] {
         std::fs::create_dir_all(&sub).map_err(io_err("creating", &sub))?;
         crate::output::remove_stale_temps(&sub).map_err(io_err("cleaning", &sub))?;
     }

@@ -121,6 +121,20 @@ fn a_sweep_writes_its_table_resumes_and_shards_merge_to_the_same_table() {
         "sweep", "--seeds", "3..5", "--size", "256", "--out", all_s,
     ]));
     assert!(text.contains("0 seeds generated, 3 already done"), "{text}");
+    // A sweep killed while writing its table left a temporary file beside it; with every seed
+    // done no seed's export cleans the folder, so the rerun itself must.
+    let mut gone = Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let stale = all.join(format!(".sweep.csv.islagen-{dead}-0.tmp"));
+    std::fs::write(&stale, b"partial").unwrap();
+    ok(&islagen(&[
+        "sweep", "--seeds", "3..5", "--size", "256", "--out", all_s,
+    ]));
+    assert!(
+        !stale.exists(),
+        "a dead sweep's temporary file is left behind"
+    );
     std::fs::remove_file(all.join("records/Seed_4.json")).unwrap();
     let text = ok(&islagen(&[
         "sweep", "--seeds", "3..5", "--size", "256", "--out", all_s,
