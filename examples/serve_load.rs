@@ -122,10 +122,7 @@ fn run_pass(url: &str, id: &str, list: &[(&'static str, u32, u32, u32)], clients
         .map(|chunk| {
             let (url, id) = (url.to_string(), id.to_string());
             std::thread::spawn(move || {
-                let agent: ureq::Agent = ureq::Agent::config_builder()
-                    .http_status_as_error(false)
-                    .build()
-                    .into();
+                let agent = agent();
                 let mut times = Vec::new();
                 let mut errors = 0;
                 for (layer, z, x, y) in chunk {
@@ -176,7 +173,7 @@ type Pass = (
 
 fn report(name: &str, (times, errors, wall, by_layer): &Pass) {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let at = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)];
+    let at = |q: f64| quantile(times, q);
     println!(
         "{name}: {} requests, {errors} errors, p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms, wall {:.2} s ({:.0} tiles/s)",
         times.len(),
@@ -189,7 +186,7 @@ fn report(name: &str, (times, errors, wall, by_layer): &Pass) {
     let layers: Vec<String> = by_layer
         .iter()
         .map(|(layer, t)| {
-            let p = |q: f64| ms(t[((t.len() as f64 * q) as usize).min(t.len() - 1)]);
+            let p = |q: f64| ms(quantile(t, q));
             format!("{layer} {:.1}/{:.1}", p(0.5), p(0.95))
         })
         .collect();
@@ -309,6 +306,11 @@ fn main() {
     server.shutdown();
     drop(served);
     drop(tmp);
+}
+
+/// The `q` quantile of sorted times (the nearest rank below).
+fn quantile(sorted: &[Duration], q: f64) -> Duration {
+    sorted[((sorted.len() as f64 * q) as usize).min(sorted.len() - 1)]
 }
 
 fn agent() -> ureq::Agent {

@@ -825,7 +825,6 @@ fn read_biomes<S: ReadAt + ?Sized>(
     Ok(Array2::from_shape_vec((side, side), biomes).expect("length is side²"))
 }
 
-/// Reinterprets bytes already checked to be biome ordinals as biomes, without a copy.
 /// Reinterprets biome ordinals as [`Biome`]s without a copy, after checking every byte; the
 /// first byte that is not an ordinal is returned with its index.
 fn biomes_from_ordinals(raw: Vec<u8>) -> Result<Vec<Biome>, (usize, u8)> {

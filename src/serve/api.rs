@@ -85,6 +85,14 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// A world's file that can no longer be read where its grids were: 422, naming the section and
+/// byte.
+impl From<super::grids::GridError> for ApiError {
+    fn from(e: super::grids::GridError) -> ApiError {
+        ApiError::unprocessable(e.to_string())
+    }
+}
+
 impl From<QueryRejection> for ApiError {
     fn from(r: QueryRejection) -> ApiError {
         ApiError::bad_request(r.body_text())
@@ -423,11 +431,10 @@ async fn view(
         }
         let region = [q.x0, q.y0, q.x1, q.y1];
         let base = layers.iter().rev().find(|l| l.is_base()).copied();
-        let unreadable = |e: super::grids::GridError| ApiError::unprocessable(e.to_string());
         let base = base.unwrap_or(Layer::Height);
-        let mut pic = tiles::render_region(&w, base, region, size).map_err(unreadable)?;
+        let mut pic = tiles::render_region(&w, base, region, size)?;
         for &l in layers.iter().filter(|l| !l.is_base()) {
-            let over = tiles::render_region(&w, l, region, size).map_err(unreadable)?;
+            let over = tiles::render_region(&w, l, region, size)?;
             tiles::composite(&mut pic, &over);
         }
         let png = tiles::encode(&pic).map_err(|e| ApiError::internal(e.to_string()))?;

@@ -357,6 +357,7 @@ fn watch(
     };
     let stderr = err_thread.and_then(|t| t.join().ok()).unwrap_or_default();
     let cancelled = lock().cancel;
+    let placing = !cancelled && status.is_some_and(|s| s.success());
     let outcome = match status {
         _ if cancelled => Err(State::Cancelled),
         Some(s) if s.success() => place_or_keep(&tmp, &root, &final_name).map_err(|e| {
@@ -373,7 +374,9 @@ fn watch(
             Err(State::Failed)
         }
     };
-    if !tmp.join(KEPT).exists() {
+    // A finished world that could not be placed stays where it is, noted or not (the error
+    // says where); anything else the job left is removed.
+    if !(placing && outcome.is_err()) {
         let _ = std::fs::remove_dir_all(&tmp);
     }
     let mut j = lock();
@@ -422,18 +425,14 @@ const KEPT: &str = "NOT-PLACED.txt";
 /// Places the finished folder ([`place`]); when that fails the world is kept where it is, with
 /// a note saying why, and the error names the folder.
 fn place_or_keep(tmp: &Path, root: &Path, name: &str) -> Result<PathBuf, String> {
-    let placed = place(tmp, root, name);
-    if let Some(folder) = placed.as_ref().ok().and_then(|dat| dat.parent()) {
-        // An earlier attempt's note, if any.
-        let _ = std::fs::remove_file(folder.join(KEPT));
-    }
-    placed.map_err(|e| {
+    place(tmp, root, name).map_err(|e| {
         let why = format!("moving the new world into place as {name}: {e}");
         let note = format!("{why}\nMove this folder to a visible name to see the world.\n");
         match std::fs::write(tmp.join(KEPT), note) {
             Ok(()) => format!("{why}; the world is kept in {}", tmp.display()),
             Err(w) => format!(
-                "{why}; it could not be kept either ({w}): it is in {}",
+                "{why}; it could not be marked as kept ({w}): it is in {} until the server \
+                 next starts",
                 tmp.display()
             ),
         }
@@ -501,6 +500,7 @@ mod tests {
         assert!(!stale.exists());
         // And with a free name the world goes into place.
         std::fs::remove_dir(root.join("gen-1-256-7")).unwrap();
+        std::fs::remove_file(tmp.join(KEPT)).unwrap();
         let dat = place_or_keep(&tmp, root, "gen-1-256").unwrap();
         assert_eq!(dat, root.join("gen-1-256-7/MapData_Seed_1.dat"));
         assert!(!root.join("gen-1-256-7").join(KEPT).exists());

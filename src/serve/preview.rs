@@ -51,7 +51,8 @@ impl Previews {
         self.peak.load(Ordering::Relaxed)
     }
 
-    /// Previews stopped before they were done.
+    /// Previews cancelled before they were done (superseded, or their client gone; one stopped
+    /// at the deadline is refused with 422 and not counted here).
     pub fn stopped(&self) -> usize {
         self.stopped.load(Ordering::Relaxed)
     }
@@ -113,12 +114,23 @@ pub fn preview(
 ) -> Result<Preview, ApiError> {
     let now = previews.running.fetch_add(1, Ordering::SeqCst) + 1;
     previews.peak.fetch_max(now, Ordering::SeqCst);
-    let out = make(req, Progress::hidden().stoppable(cancel, DEADLINE));
-    previews.running.fetch_sub(1, Ordering::SeqCst);
+    let out = {
+        let _running = Running(&previews.running);
+        make(req, Progress::hidden().stoppable(cancel, DEADLINE))
+    };
     if matches!(&out, Err(e) if e.status == axum::http::StatusCode::CONFLICT) {
         previews.stopped.fetch_add(1, Ordering::Relaxed);
     }
     out
+}
+
+/// One preview counted as running until it ends, however it ends (a panic too).
+struct Running<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 fn make(req: &PreviewRequest, progress: Progress) -> Result<Preview, ApiError> {

@@ -55,12 +55,11 @@ pub fn probe(w: &World, q: &ProbeQuery) -> Result<Value, ApiError> {
     let bp = &w.blueprint;
     let (px, py) = (q.x.floor() as usize, q.y.floor() as usize);
     let mpp = metres_per_px(side);
-    let unreadable = |e: super::grids::GridError| ApiError::unprocessable(e.to_string());
     let (at_x, at_y) = ([px], [py]);
-    let raw = w.grids.heights(bp, &at_x, &at_y).map_err(unreadable)?[[0, 0]];
+    let raw = w.grids.heights(bp, &at_x, &at_y)?[[0, 0]];
     let height_m = (raw - w.sea_raw) * METRES_PER_RAW;
-    let ordinal = w.grids.biomes(bp, &at_x, &at_y).map_err(unreadable)?[[0, 0]];
-    let ids = w.grids.water_ids(bp, &at_x, &at_y).map_err(unreadable)?;
+    let ordinal = w.grids.biomes(bp, &at_x, &at_y)?[[0, 0]];
+    let ids = w.grids.water_ids(bp, &at_x, &at_y)?;
     let water = ids.and_then(|ids| {
         let id = ids[[0, 0]];
         let body = bp.water_bodies.as_ref()?.iter().find(|b| b.id == id)?;
@@ -96,7 +95,7 @@ pub fn probe(w: &World, q: &ProbeQuery) -> Result<Value, ApiError> {
         "x_m": q.x * f64::from(mpp),
         "y_m": q.y * f64::from(mpp),
         "height_m": height_m,
-        "biome": crate::blueprint::Biome::ALL.get(usize::from(ordinal)).map(|b| b.label()),
+        "biome": crate::blueprint::Biome::from_ordinal(i64::from(ordinal)).map(|b| b.label()),
         "water": water,
         "town": town,
         "road": road,

@@ -327,9 +327,7 @@ fn biomes(world: &World, win: &Window) -> Result<Pixels, GridError> {
         .biomes(&world.blueprint, &win.xs.samples, &win.ys.samples)?;
     each(win, |i, j, sx, sy| {
         // An ordinal no biome has (read from the file unchecked) is drawn as off the map.
-        let c = Biome::ALL
-            .get(usize::from(b[[sx, sy]]))
-            .map_or(OUTSIDE, |&b| biome_colour(b));
+        let c = Biome::from_ordinal(i64::from(b[[sx, sy]])).map_or(OUTSIDE, biome_colour);
         let to = (j * out.width + i) * 3;
         out.data[to..to + 3].copy_from_slice(&c);
     });
@@ -515,22 +513,26 @@ fn capsule(out: &mut Pixels, a: [f32; 2], b: [f32; 2], r: f32, rgba: [u8; 4]) {
     if !(x0 <= x1 && y0 <= y1) {
         return;
     }
-    let d = [b[0] - a[0], b[1] - a[1]];
-    let len2 = d[0] * d[0] + d[1] * d[1];
     for j in y0 as usize..=y1 as usize {
         for i in x0 as usize..=x1 as usize {
-            let p = [i as f32 + 0.5 - a[0], j as f32 + 0.5 - a[1]];
-            let t = if len2 > 0.0 {
-                ((p[0] * d[0] + p[1] * d[1]) / len2).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            let q = [p[0] - t * d[0], p[1] - t * d[1]];
-            if q[0] * q[0] + q[1] * q[1] <= r * r {
+            if distance2([i as f32 + 0.5, j as f32 + 0.5], a, b) <= r * r {
                 put(out, i, j, rgba);
             }
         }
     }
+}
+
+/// The squared distance from point `c` to the segment a–b.
+fn distance2(c: [f32; 2], a: [f32; 2], b: [f32; 2]) -> f32 {
+    let d = [b[0] - a[0], b[1] - a[1]];
+    let len2 = d[0] * d[0] + d[1] * d[1];
+    let p = [c[0] - a[0], c[1] - a[1]];
+    let t = match len2 > 0.0 {
+        true => ((p[0] * d[0] + p[1] * d[1]) / len2).clamp(0.0, 1.0),
+        false => 0.0,
+    };
+    let q = [p[0] - t * d[0], p[1] - t * d[1]];
+    q[0] * q[0] + q[1] * q[1]
 }
 
 /// Whether a shape reaching `r` around the segment a–b (tile pixels) can touch the tile.
@@ -546,17 +548,9 @@ fn touches(out: &Pixels, a: [f32; 2], b: [f32; 2], r: f32) -> bool {
 /// it holds all four corners, and a capsule is convex.
 fn covers(out: &Pixels, a: [f32; 2], b: [f32; 2], r: f32) -> bool {
     let (w, h) = (out.width as f32, out.height as f32);
-    let d = [b[0] - a[0], b[1] - a[1]];
-    let len2 = d[0] * d[0] + d[1] * d[1];
-    [[0.0, 0.0], [w, 0.0], [0.0, h], [w, h]].iter().all(|c| {
-        let p = [c[0] - a[0], c[1] - a[1]];
-        let t = match len2 > 0.0 {
-            true => ((p[0] * d[0] + p[1] * d[1]) / len2).clamp(0.0, 1.0),
-            false => 0.0,
-        };
-        let q = [p[0] - t * d[0], p[1] - t * d[1]];
-        q[0] * q[0] + q[1] * q[1] <= r * r
-    })
+    [[0.0, 0.0], [w, 0.0], [0.0, h], [w, h]]
+        .iter()
+        .all(|&c| distance2(c, a, b) <= r * r)
 }
 
 fn roads(world: &World, win: &Window) -> Pixels {
@@ -639,7 +633,7 @@ pub fn encode(p: &Pixels) -> Result<Vec<u8>, png::EncodingError> {
             png::ColorType::Rgb
         });
         enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::Fast);
+        enc.set_compression(png::Compression::Fastest);
         let mut w = enc.write_header()?;
         w.write_image_data(&p.data)?;
         w.finish()?;

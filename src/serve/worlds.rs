@@ -1,15 +1,16 @@
 //! Loaded blueprints, cached by (path, modification time, length) so a rewritten file is read
 //! again and an unchanged one only once.
 //!
-//! Guarantees: a blueprint is read through [`crate::blueprint::read_file`] (the hostile-input
-//! reader) once however many requests ask for it at the same time; a failed read is kept as its
+//! Guarantees: a blueprint is read by the hostile-input reader ([`crate::blueprint::read`],
+//! without its grids for v2) once however many requests ask for it at the same time; a failed read is kept as its
 //! message (for the same file version) and never retried in a loop; the cache holds at most
 //! `max_worlds` worlds and, beyond the one most recently used, at most `max_bytes`.
 //!
 //! **Memory is counted as held, before it is held.** A world counts what it really holds
 //! ([`held_bytes`]: grids, roads, rivers, towns, water bodies, with the allocator's blocks), and
 //! a world about to load reserves its worst case first ([`estimate_bytes`], from the file's
-//! section table: grids as on disk, every variable-length section at its worst expansion), so
+//! section table, on the same open file that is then read: v2 grids nothing as they stay in the
+//! file, every variable-length section at its worst expansion), so
 //! worlds loading at once are counted too; a load that cannot fit even after evicting what can
 //! be evicted is refused (and retried on a later request). A thumbnail of a world not in the
 //! cache is read without entering it ([`Worlds::get_passing`]), so browsing the list never
@@ -196,8 +197,11 @@ impl Worlds {
     /// fit beside what is held and loading, after evicting every world it may (`evict`; a
     /// passing look evicts nothing).
     fn load_counted(&self, key: &FileKey, name: &str, evict: Evict) -> Outcome {
-        let need = estimate_bytes(&key.path, self.whole)
-            .map_err(|e| (format!("{name}: {e}"), Retry::No))?;
+        // One open file for the estimate and the read, so the reservation is for what is read
+        // even when the file is renamed over meanwhile.
+        let failed = |e: &dyn std::fmt::Display| (format!("{name}: {e}"), Retry::No);
+        let file = std::fs::File::open(&key.path).map_err(|e| failed(&e))?;
+        let need = estimate_bytes(&file, self.whole).map_err(|e| failed(&e))?;
         {
             let mut state = self.lock();
             if evict == Evict::Yes {
@@ -219,9 +223,8 @@ impl Worlds {
             }
             state.loading += need;
         }
-        let outcome = load(key, name, self.whole).map_err(|e| (e, Retry::No));
-        self.lock().loading -= need;
-        outcome
+        let _reserved = Reserved(self, need);
+        load(key, file, name, self.whole).map_err(|e| (e, Retry::No))
     }
 
     /// The slot for `key`, made if new (a slot for another version of the same path is dropped).
@@ -293,6 +296,16 @@ fn key_and_name(path: &Path) -> Result<(FileKey, String), LoadError> {
     Ok((key, name))
 }
 
+/// Bytes reserved for a load under way, given back when the load ends, however it ends (a
+/// panic inside it too, which the server survives).
+struct Reserved<'a>(&'a Worlds, u64);
+
+impl Drop for Reserved<'_> {
+    fn drop(&mut self) {
+        self.0.lock().loading -= self.1;
+    }
+}
+
 /// The smallest block the allocator hands out, with its header, bytes (glibc's).
 const MIN_BLOCK: u64 = 32;
 /// The most memory a byte of a variable-length section (roads, rivers, towns, water bodies, the
@@ -305,25 +318,25 @@ const VARIABLE_EXPANSION: u64 = 16;
 const MAX_SECTIONS: usize = 1 << 16;
 
 /// An upper bound on what reading the blueprint at `path` holds at its peak, bytes, from its
-/// header and section table alone (a few small positioned reads): v2's grid sections (HGTS,
+/// header and section table alone (a positioned read per section, at most [`MAX_SECTIONS`]): v2's grid sections (HGTS,
 /// BIOM, WBID, WSRF) nothing — they stay in the file — unless read `whole` (then as on disk),
 /// and everything else ×
 /// [`VARIABLE_EXPANSION`]; v1 (fixed 8-byte pixel records, read whole) 5 bytes a pixel plus its
 /// town and road tail.
-pub fn estimate_bytes(path: &Path, whole: bool) -> Result<u64, String> {
+pub fn estimate_bytes(mut file: &std::fs::File, whole: bool) -> Result<u64, String> {
     use crate::blueprint::format::*;
+    use crate::serve::catalogue::{parse_header, HEADER_LEN};
     use std::io::{Read, Seek, SeekFrom};
-    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let len = file.metadata().map_err(|e| e.to_string())?.len();
     let mut read_at = |buf: &mut [u8], at: u64| {
         file.seek(SeekFrom::Start(at))
             .and_then(|_| file.read_exact(buf))
             .map_err(|e| format!("reading its section table at byte {at}: {e}"))
     };
-    let mut first = [0u8; 1];
-    read_at(&mut first, 0)?;
-    if first[0] == V1_FIRST_BYTE {
-        let header = crate::serve::catalogue::read_header(path, len)?;
+    let mut head = vec![0u8; HEADER_LEN.min(len as usize)];
+    read_at(&mut head, 0)?;
+    if head.first() == Some(&V1_FIRST_BYTE) {
+        let header = parse_header(&head, len)?;
         let px = u64::from(header.map_size).pow(2);
         let grids = (px * V1_PIXEL_LEN).min(len);
         return Ok(px * 5 + (len - grids) * VARIABLE_EXPANSION);
@@ -385,9 +398,13 @@ pub fn held_bytes(bp: &Blueprint) -> u64 {
     bytes
 }
 
-fn load(key: &FileKey, name: &str, whole: bool) -> Result<Arc<World>, LoadError> {
+fn load(
+    key: &FileKey,
+    file: std::fs::File,
+    name: &str,
+    whole: bool,
+) -> Result<Arc<World>, LoadError> {
     let failed = |e: &dyn std::fmt::Display| format!("{name}: {e}");
-    let file = std::fs::File::open(&key.path).map_err(|e| failed(&e))?;
     // The grids are read from the very file parsed (a file renamed over meanwhile is not).
     #[cfg(unix)]
     let loaded = match whole {
@@ -498,7 +515,7 @@ mod tests {
         let read = |path: &Path| crate::blueprint::read_file_without_grids(path).unwrap();
         for path in [&plain, &roads, &v1] {
             let held = held_bytes(&read(path).blueprint);
-            let estimate = estimate_bytes(path, false).unwrap();
+            let estimate = estimate_bytes(&std::fs::File::open(path).unwrap(), false).unwrap();
             assert!(
                 held <= estimate,
                 "{path:?}: holds {held}, estimated {estimate}"
@@ -512,13 +529,27 @@ mod tests {
         assert!(held >= 24 * (1 << 20), "{held}: the paths are not counted");
     }
 
+    /// A load's reservation is given back even when the load panics (the server survives a
+    /// handler's panic, and an inflated count would refuse every later load).
+    #[test]
+    fn a_reservation_is_given_back_when_the_load_panics() {
+        let worlds = Worlds::new(4, 1 << 20);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            worlds.lock().loading += 1000;
+            let _reserved = Reserved(&worlds, 1000);
+            panic!("a load that fails hard");
+        }));
+        assert!(caught.is_err());
+        assert_eq!(worlds.held(), (0, 0));
+    }
+
     /// Worlds loading at once are counted: a load that cannot fit beside them is refused, and
     /// retried (not kept as the file's error) once there is room.
     #[test]
     fn a_load_that_does_not_fit_beside_others_loading_is_refused_then_retried() {
         let dir = tempfile::tempdir().unwrap();
         let path = world_with_paths(dir.path(), "w.dat", 0);
-        let need = estimate_bytes(&path, false).unwrap();
+        let need = estimate_bytes(&std::fs::File::open(&path).unwrap(), false).unwrap();
         let worlds = Worlds::new(4, 2 * need);
         worlds.lock().loading = need + 1;
         let e = worlds.get(&path).unwrap_err();
