@@ -7,10 +7,13 @@
 //! It skips, saying why, where Slurm cannot start (not root, `slurm-wlm` or `munge` missing);
 //! `.ci/run` installs them and sets `ISLAGEN_REQUIRE_SLURM=1`, which turns a skip into a failure.
 
+#[path = "common/sweep_table.rs"]
+mod sweep_table;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+use sweep_table::rows;
 
 const SEEDS: &str = "1..40";
 const SEED_COUNT: usize = 40;
@@ -144,23 +147,6 @@ fn logs(out: &Path) -> String {
         all += &format!("\n--- {}\n{body}", e.path().display());
     }
     all
-}
-
-/// The table's rows without the timing columns (`s_*`, which differ between runs).
-fn rows(dir: &Path) -> Vec<String> {
-    let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
-    let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    lines
-        .map(|l| {
-            l.split(',')
-                .zip(&header)
-                .filter(|(_, h)| !h.starts_with("s_"))
-                .map(|(c, _)| c)
-                .collect::<Vec<_>>()
-                .join(",")
-        })
-        .collect()
 }
 
 /// The contact sheet of every seed's thumbnail in the shard folders, in seed order, as `merge`

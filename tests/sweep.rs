@@ -1,8 +1,11 @@
 //! Sweeps end to end through the command line: the table, the contact sheet, resuming, shards
 //! and merging.
 
+#[path = "common/sweep_table.rs"]
+mod sweep_table;
 use std::path::Path;
 use std::process::{Command, Output};
+use sweep_table::rows;
 
 fn islagen(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_islagen"))
@@ -19,23 +22,6 @@ fn ok(o: &Output) -> String {
     );
     assert!(o.status.success(), "{text}");
     text
-}
-
-/// The table's rows without the timing columns (which differ between runs).
-fn rows(dir: &Path) -> Vec<String> {
-    let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
-    let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    lines
-        .map(|l| {
-            l.split(',')
-                .zip(&header)
-                .filter(|(_, h)| !h.starts_with("s_"))
-                .map(|(c, _)| c)
-                .collect::<Vec<_>>()
-                .join(",")
-        })
-        .collect()
 }
 
 /// Each row's cells under the CSV columns `names`, as text.
