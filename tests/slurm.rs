@@ -76,7 +76,8 @@ impl Cluster {
 
     /// `scripts/slurm-sweep.sh` over the test's seeds into `out`; its output.
     fn sweep(&self, out: &Path, config: &Path, wait: bool) -> String {
-        let mut args = vec!["--tasks", "4", "--out", out.to_str().unwrap()];
+        let tasks = TASKS.to_string();
+        let mut args = vec!["--tasks", &tasks, "--out", out.to_str().unwrap()];
         if wait {
             args.push("--wait");
         }

@@ -2,16 +2,17 @@
 //! again and an unchanged one only once.
 //!
 //! Guarantees: a blueprint is read by the hostile-input reader ([`crate::blueprint::read`],
-//! without its grids for v2) once however many requests ask for it at the same time; a failed read is kept as its
-//! message (for the same file version) and never retried in a loop; the cache holds at most
-//! `max_worlds` worlds and, beyond the one most recently used, at most `max_bytes`.
+//! without its grids for v2) once however many requests ask for it at the same time; a failed
+//! read is kept as its message (for the same file version) and never retried in a loop; the
+//! cache holds at most `max_worlds` worlds and, beyond the one most recently used, at most
+//! `max_bytes`.
 //!
 //! **Memory is counted as held, before it is held.** A world counts what it really holds
 //! ([`held_bytes`]: grids, roads, rivers, towns, water bodies, with the allocator's blocks), and
-//! a world about to load reserves its worst case first ([`estimate_bytes`], from the file's
-//! section table, on the same open file that is then read: v2 grids nothing as they stay in the
-//! file, every variable-length section at its worst expansion), so
-//! worlds loading at once are counted too; a load that cannot fit even after evicting what can
+//! a world about to load reserves its worst case first ([`estimate_bytes`], from the section
+//! table of the same open file that is then read: v2 grids nothing, as they stay in the file,
+//! every variable-length section at its worst expansion), so worlds loading at once are counted
+//! too; a load that cannot fit even after evicting what can
 //! be evicted is refused (and retried on a later request). A thumbnail of a world not in the
 //! cache is read without entering it ([`Worlds::get_passing`]), so browsing the list never
 //! evicts the world open. A v2 world's grids (HGTS, BIOM, WBID; 7 bytes a pixel, 7.5 GB at
