@@ -824,14 +824,14 @@ impl LengthKeys {
     }
 }
 
-/// The fluvial relief's defaults, chosen by eye on seeds 7 and 42 at 1024 (issue 26's closing
-/// note): graded channels of steepness U/K ≈ 6.7 m^0.9 on land up to 100 m, rising with the
-/// design to ≈ 27 m^0.9 at 400 m, over 2 Myr in 12 steps — valleys dissect the massifs and cut
-/// the plateau's rim without planing them (K = 50 planed seed 42's plateau; K = 20 left most
-/// of the massif untouched) — with a diffusivity that rounds valley walls over about
-/// sqrt(D T) = 60 m.
+/// The fluvial relief's defaults, chosen on seeds 1, 3, 5, 7 and 42 at 2048 by the drainage
+/// statistics of `scripts/geomorph.py` (issue 26's notes): graded channels of steepness
+/// U/K = 10 m^0.9 on land up to 100 m, rising with the design to 40 m^0.9 at 400 m, over 2 Myr
+/// in 12 steps — valleys dissect the massifs and cut the plateau's rim (K = 25–30 took more
+/// than a quarter of seed 1's land under 2°) — with a diffusivity that rounds valley walls over
+/// about sqrt(D T) = 60 m onto the channels' graded beds.
 pub const DEFAULT_FLUVIAL: FluvialConfig = FluvialConfig {
-    erodibility_per_myr: 30.0,
+    erodibility_per_myr: 20.0,
     uplift_mm_yr: 0.2,
     diffusivity_m2_yr: 0.002,
     maturity_myr: 2.0,

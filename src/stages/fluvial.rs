@@ -16,8 +16,10 @@
 //! rivers stage's kernel: shares ∝ slope^8 among all lower neighbours, so catchments, and with
 //! them the valleys, follow the land rather than the eight grid headings) — then solves
 //! ∂h/∂t = U − K A^m S (n = 1) implicitly, cell after cell from the base level up, which is
-//! stable for any time step and O(n); then ∂h/∂t = D ∇²h implicitly, a line at a time in x and
-//! then in y (Thomas' algorithm), also stable for any step. Sea cells are the base level (at sea
+//! stable for any time step and O(n); then ∂h/∂t = D ∇²h implicitly on the hillslopes, a line
+//! at a time in x and then in y (Thomas' algorithm), also stable for any step, with the
+//! channels (catchments from [`CHANNEL_AREA_M2`]) held: the walls relax onto the beds the
+//! stream power grades, which keep the graded profile. Sea cells are the base level (at sea
 //! level), the crater's core and the grid's edge are fixed.
 //!
 //! **The design stays.** The designed surface H₀ is what the land is uplifted *to*: after every
@@ -42,6 +44,8 @@
 //!   Geomorphology 180–181, 170–179.
 //! - Cordonnier, G. et al. (2016). Large scale terrain generation from tectonic uplift and
 //!   fluvial erosion. Computer Graphics Forum 35(2).
+//! - Howard, A. D. (1994). A detachment-limited model of drainage basin evolution. Water
+//!   Resources Research 30(7).
 //! - Freeman, T. G. (1991). Calculating catchment area with divergent flow based on a regular
 //!   grid. Computers & Geosciences 17(3); Holmgren, P. (1994), Hydrological Processes 8.
 //! - Whipple, K. X. (2004). Bedrock rivers and the geomorphology of active orogens. Annual
@@ -68,6 +72,10 @@ pub const AREA_EXPONENT: f32 = 0.45;
 /// The design height at which uplift is the dial's, metres: uplift scales with the designed
 /// height (Cordonnier et al. 2016's uplift map), so graded channels rise with the design.
 pub const RELIEF_REF_M: f32 = 100.0;
+/// The catchment from which a cell is a channel, m²: the diffusion leaves channels alone
+/// ([`held`]). 0.005 km², a tenth of the smallest catchment the drainage statistics call a
+/// channel, so the valley walls of every measured channel are rounded down to their beds.
+pub const CHANNEL_AREA_M2: f32 = 5_000.0;
 /// The most a cell may be carved, metres: the whole height range (the valleys' depth is the
 /// model's, the cap only guards the check).
 pub const CARVE_CAP_M: f32 = 420.0;
@@ -265,9 +273,8 @@ fn evolve(
     let steps = p.steps.max(1);
     let dt_yr = p.maturity_myr * 1e6 / steps as f32;
     let r = p.diffusivity_m2_yr * dt_yr / (CELL_M * CELL_M);
-    let diffusion = Diffusion::new(&frame.fixed, n, r);
     for _ in 0..steps {
-        step(&mut h, &cap, frame, &diffusion, p, dt_yr);
+        step(&mut h, &cap, frame, r, p, dt_yr);
         on_step();
     }
     h.par_iter_mut()
@@ -276,15 +283,9 @@ fn evolve(
     h
 }
 
-/// One implicit step: routing, stream-power incision, diffusion, the design's cap.
-fn step(
-    h: &mut [f32],
-    cap: &[f32],
-    frame: &Frame,
-    diffusion: &Diffusion,
-    p: &FluvialParams,
-    dt_yr: f32,
-) {
+/// One implicit step: routing, stream-power incision, diffusion of the hillslopes (`r` = D dt /
+/// dx²), the design's cap.
+fn step(h: &mut [f32], cap: &[f32], frame: &Frame, r: f32, p: &FluvialParams, dt_yr: f32) {
     let n = frame.n;
     let order = ascending(h);
     let cells = accumulate(h, &frame.fixed, &order, n);
@@ -315,10 +316,27 @@ fn step(
         let lifted = h[i] + lift(i);
         h[i] = (lifted + f * h[r as usize]) / (1.0 + f);
     }
-    diffusion.apply(h);
+    if r > 0.0 {
+        Diffusion::new(&held(&frame.fixed, &cells), n, r).apply(h);
+    }
     h.par_iter_mut()
         .zip(cap.par_iter())
         .for_each(|(v, &d)| *v = v.min(d));
+}
+
+/// The cells the hillslope diffusion holds: the frame's fixed cells and the channels, whose
+/// catchment reaches [`CHANNEL_AREA_M2`]. Diffusion is a hillslope process: a channel carries
+/// away what its walls shed and keeps the bed the stream-power law grades (the
+/// channel–hillslope split of detachment-limited models, Howard 1994). Diffusing the beds too
+/// filled every valley narrower than sqrt(D T), 60 m at the defaults, and left the channels off
+/// their graded profile.
+fn held(fixed: &[bool], cells: &[f32]) -> Vec<bool> {
+    let threshold = CHANNEL_AREA_M2 / (CELL_M * CELL_M);
+    fixed
+        .par_iter()
+        .zip(cells.par_iter())
+        .map(|(&f, &c)| f || c >= threshold)
+        .collect()
 }
 
 /// The rivers stage's multiple-flow-direction accumulation ([`rivers::accumulate`]: shares
@@ -393,8 +411,8 @@ fn receiver(h: &[f32], fixed: &[bool], i: usize, n: usize) -> (u32, f32) {
 }
 
 /// Implicit linear diffusion, `r` = D dt / dx² per step: a line solve along y for every x, then
-/// along x for every y (each line tridiagonal, fixed cells and the ends held). The lines'
-/// elimination factors depend only on `r` and the fixed cells, so they are made once.
+/// along x for every y (each line tridiagonal, held cells and the ends held). The lines'
+/// elimination factors depend only on `r` and the held cells, so they are made once a step.
 struct Diffusion {
     n: usize,
     r: f32,
@@ -528,11 +546,13 @@ mod tests {
     }
 
     /// Braun & Willett's steady state: where the channels have been graded below the design,
-    /// every cell's slope to its receiver is (U/K) A^−m, the stream-power law solved exactly.
+    /// every cell's slope to its receiver is (U/K) A^−m, the stream-power law solved exactly —
+    /// with the hillslopes diffusing at the default diffusivity, which must not lift the beds.
     #[test]
     fn graded_channels_reach_the_stream_power_steady_state() {
-        let p = dials();
-        // Under RELIEF_REF_M everywhere, so uplift is the dial's.
+        let mut p = dials();
+        p.diffusivity_m2_yr = 0.002; // the default dial's
+                                     // Under RELIEF_REF_M everywhere, so uplift is the dial's.
         let design = cone(RELIEF_REF_M * 0.99);
         let h = evolve_metres(&design, &p, &|| {});
         let n = GRID;
@@ -579,6 +599,29 @@ mod tests {
             .filter(|(d, e)| **d - **e > 10.0)
             .count();
         assert!(lowered > 10_000, "only {lowered} cells carved past 10 m");
+    }
+
+    /// The diffusion holds the channels and relaxes only the hillslopes.
+    #[test]
+    fn diffusion_moves_hillslopes_and_never_a_channel() {
+        let n = GRID;
+        let h0 = cone(200.0);
+        let fixed = Frame::new(&h0, vec![1.0; n * n]).fixed;
+        let cells = accumulate(&h0, &fixed, &ascending(&h0), n);
+        let held = held(&fixed, &cells);
+        let channels = (0..n * n).filter(|&i| held[i] && !fixed[i]).count();
+        assert!(channels > 1000, "{channels} channel cells");
+        let mut h = h0.clone();
+        Diffusion::new(&held, n, 5.0).apply(&mut h);
+        let mut moved = 0;
+        for i in 0..n * n {
+            if held[i] {
+                assert_eq!(h[i], h0[i], "held cell {i} moved");
+            } else {
+                moved += usize::from((h[i] - h0[i]).abs() > 1e-3);
+            }
+        }
+        assert!(moved > n * n / 10, "only {moved} hillslope cells moved");
     }
 
     /// Thomas' algorithm answers the implicit diffusion equations it stands for.
