@@ -210,7 +210,7 @@ pub const DIALS: &[Dial] = &[
     ),
     float(
         "ErosionErodibility",
-        (0.1, 100.0, 0.1, 20.0),
+        (0.1, 100.0, 0.1, 18.0),
         "per Myr",
         "Erosion",
         "v2: stream-power erodibility K (how fast rivers cut valleys)",
