@@ -317,7 +317,7 @@ fn step(h: &mut [f32], cap: &[f32], frame: &Frame, r: f32, p: &FluvialParams, dt
         h[i] = (lifted + f * h[r as usize]) / (1.0 + f);
     }
     if r > 0.0 {
-        Diffusion::new(&held(&frame.fixed, &cells), n, r).apply(h);
+        diffuse(h, &held(&frame.fixed, &cells), n, r);
     }
     h.par_iter_mut()
         .zip(cap.par_iter())
@@ -410,73 +410,43 @@ fn receiver(h: &[f32], fixed: &[bool], i: usize, n: usize) -> (u32, f32) {
     (best.0, best.1)
 }
 
-/// Implicit linear diffusion, `r` = D dt / dx² per step: a line solve along y for every x, then
-/// along x for every y (each line tridiagonal, held cells and the ends held). The lines'
-/// elimination factors depend only on `r` and the held cells, so they are made once a step.
-struct Diffusion {
-    n: usize,
-    r: f32,
-    /// Per line along y (x outer) and per line along x (y outer, through the transpose): each
-    /// cell's c′ and 1 / m of Thomas' forward sweep.
-    along_y: Vec<(f32, f32)>,
-    along_x: Vec<(f32, f32)>,
+/// Implicit linear diffusion, `r` = D dt / dx² per step, of every cell but the `held` ones: a
+/// line solve along y for every x, then along x for every y, each line tridiagonal with its held
+/// cells and ends as fixed values (Thomas' algorithm; the elimination factors are made in the
+/// forward sweep, since the held cells change every step).
+fn diffuse(h: &mut [f32], held: &[bool], n: usize, r: f32) {
+    if r <= 0.0 {
+        return;
+    }
+    let lines = |h: &mut [f32], held: &[bool]| {
+        h.par_chunks_mut(n).zip(held.par_chunks(n)).for_each_init(
+            || vec![0.0f32; n],
+            |c, (line, held)| solve_line(line, held, r, c),
+        );
+    };
+    lines(h, held);
+    let mut t = transpose(h, n);
+    lines(&mut t, &transpose(held, n));
+    h.copy_from_slice(&transpose(&t, n));
 }
 
-impl Diffusion {
-    fn new(fixed: &[bool], n: usize, r: f32) -> Diffusion {
-        let factors = |fixed: &[bool]| -> Vec<(f32, f32)> {
-            let mut out = vec![(0.0, 1.0); n * n];
-            out.par_chunks_mut(n)
-                .zip(fixed.par_chunks(n))
-                .for_each(|(line, fixed)| {
-                    let mut prev_c = 0.0f32;
-                    for (i, f) in line.iter_mut().enumerate() {
-                        let hold = fixed[i] || i == 0 || i == n - 1;
-                        let (a, b, c) = if hold {
-                            (0.0, 1.0, 0.0)
-                        } else {
-                            (-r, 1.0 + 2.0 * r, -r)
-                        };
-                        let m = b - a * prev_c;
-                        *f = (c / m, 1.0 / m);
-                        prev_c = c / m;
-                    }
-                });
-            out
-        };
-        Diffusion {
-            n,
-            r,
-            along_y: factors(fixed),
-            along_x: factors(&transpose(fixed, n)),
+/// Solves (1 + 2r) xᵢ − r xᵢ₋₁ − r xᵢ₊₁ = vᵢ along one line in place, holding its held cells
+/// and both ends at their values; `c` is scratch of the line's length.
+fn solve_line(line: &mut [f32], held: &[bool], r: f32, c: &mut [f32]) {
+    let n = line.len();
+    let (mut prev_c, mut prev_d) = (0.0f32, 0.0f32);
+    for i in 0..n {
+        if held[i] || i == 0 || i == n - 1 {
+            (prev_c, prev_d) = (0.0, line[i]);
+        } else {
+            let m = 1.0 + 2.0 * r + r * prev_c;
+            (prev_c, prev_d) = (-r / m, (line[i] + r * prev_d) * (1.0 / m));
         }
+        c[i] = prev_c;
+        line[i] = prev_d;
     }
-
-    fn apply(&self, h: &mut [f32]) {
-        if self.r <= 0.0 {
-            return;
-        }
-        let n = self.n;
-        let solve = |line: &mut [f32], f: &[(f32, f32)]| {
-            // a = −r off the held cells: the forward sweep d′ᵢ = (dᵢ + r d′ᵢ₋₁) / m.
-            let mut prev = 0.0f32;
-            for (v, &(c, inv_m)) in line.iter_mut().zip(f) {
-                let a = if c == 0.0 { 0.0 } else { self.r };
-                prev = (*v + a * prev) * inv_m;
-                *v = prev;
-            }
-            for i in (0..n - 1).rev() {
-                line[i] -= f[i].0 * line[i + 1];
-            }
-        };
-        h.par_chunks_mut(n)
-            .zip(self.along_y.par_chunks(n))
-            .for_each(|(line, f)| solve(line, f));
-        let mut t = transpose(h, n);
-        t.par_chunks_mut(n)
-            .zip(self.along_x.par_chunks(n))
-            .for_each(|(line, f)| solve(line, f));
-        h.copy_from_slice(&transpose(&t, n));
+    for i in (0..n - 1).rev() {
+        line[i] -= c[i] * line[i + 1];
     }
 }
 
@@ -612,7 +582,7 @@ mod tests {
         let channels = (0..n * n).filter(|&i| held[i] && !fixed[i]).count();
         assert!(channels > 1000, "{channels} channel cells");
         let mut h = h0.clone();
-        Diffusion::new(&held, n, 5.0).apply(&mut h);
+        diffuse(&mut h, &held, n, 5.0);
         let mut moved = 0;
         for i in 0..n * n {
             if held[i] {
@@ -629,25 +599,15 @@ mod tests {
     fn a_diffusion_line_solves_its_equations() {
         let n = 64;
         let r = 7.5;
-        let mut fixed = vec![false; n * n];
-        fixed[n * 3 + 20] = true;
-        let d = Diffusion::new(&fixed, n, r);
         let before: Vec<f32> = (0..n * n).map(|i| ((i * 37) % 101) as f32).collect();
+        let mut held = vec![false; n * n];
+        held[20] = true;
         let mut line = before[..n].to_vec();
-        // The first line along y (x = 0 is an edge only for the x pass).
-        let f = &d.along_y[..n];
-        let mut prev = 0.0f32;
-        for (v, &(c, inv_m)) in line.iter_mut().zip(f) {
-            let a = if c == 0.0 { 0.0 } else { r };
-            prev = (*v + a * prev) * inv_m;
-            *v = prev;
+        solve_line(&mut line, &held[..n], r, &mut vec![0.0; n]);
+        for i in [0, 20, n - 1] {
+            assert_eq!(line[i], before[i], "held cell {i} moved");
         }
-        for i in (0..n - 1).rev() {
-            line[i] -= f[i].0 * line[i + 1];
-        }
-        assert_eq!(line[0], before[0]);
-        assert_eq!(line[n - 1], before[n - 1]);
-        for i in 1..n - 1 {
+        for i in (1..n - 1).filter(|&i| i != 20) {
             let lhs = (1.0 + 2.0 * r) * line[i] - r * line[i - 1] - r * line[i + 1];
             assert!(
                 (lhs - before[i]).abs() < 1e-3,
@@ -655,9 +615,10 @@ mod tests {
                 before[i]
             );
         }
-        // And the whole pass holds fixed cells and smooths the rest.
+        // And the whole pass holds its held cells and smooths the rest.
+        held[n * 3 + 20] = true;
         let mut h = before.clone();
-        d.apply(&mut h);
+        diffuse(&mut h, &held, n, r);
         assert_eq!(h[n * 3 + 20], before[n * 3 + 20]);
         let rough = |v: &[f32]| v.windows(2).map(|w| (w[1] - w[0]).abs()).sum::<f32>();
         assert!(rough(&h) < 0.5 * rough(&before));
