@@ -415,9 +415,6 @@ fn receiver(h: &[f32], fixed: &[bool], i: usize, n: usize) -> (u32, f32) {
 /// cells and ends as fixed values (Thomas' algorithm; the elimination factors are made in the
 /// forward sweep, since the held cells change every step).
 fn diffuse(h: &mut [f32], held: &[bool], n: usize, r: f32) {
-    if r <= 0.0 {
-        return;
-    }
     let lines = |h: &mut [f32], held: &[bool]| {
         h.par_chunks_mut(n).zip(held.par_chunks(n)).for_each_init(
             || vec![0.0f32; n],
@@ -521,8 +518,9 @@ mod tests {
     #[test]
     fn graded_channels_reach_the_stream_power_steady_state() {
         let mut p = dials();
-        p.diffusivity_m2_yr = 0.002; // the default dial's
-                                     // Under RELIEF_REF_M everywhere, so uplift is the dial's.
+        // The default dial's diffusivity; the design under RELIEF_REF_M everywhere, so uplift
+        // is the dial's.
+        p.diffusivity_m2_yr = 0.002;
         let design = cone(RELIEF_REF_M * 0.99);
         let h = evolve_metres(&design, &p, &|| {});
         let n = GRID;
