@@ -294,3 +294,42 @@ fn rivers_off_leaves_no_trace() {
         }
     }
 }
+
+/// Rivers run in the valleys the land has: ≥ 90 % of river pixels lie within 2 pixels of a
+/// channel of the surface without them (the same seed with Rivers "off": the eroded land, no
+/// bed carved), a channel being a land cell draining at least [`HEADWATER_KM2`] — where the
+/// drainage statistics (`scripts/geomorph.py`) start channels.
+#[test]
+fn rivers_run_in_the_lands_own_channels() {
+    use islagen::stages::rivers::{flow, HEADWATER_KM2};
+    for seed in [7, 42] {
+        let size = 1024u32;
+        let on = world(seed, size);
+        let mut c = Config::from_json(r#"{"Rivers": "off"}"#, "t")
+            .unwrap()
+            .config;
+        c.map_size = size;
+        c.skip_roads = true;
+        let off = pipeline::generate(&c, seed, &Progress::hidden()).unwrap();
+        let n = size as usize;
+        let land: Vec<bool> = off
+            .water
+            .iter()
+            .map(|w| *w == islagen::stages::sea::Water::Dry)
+            .collect();
+        let outlet: Vec<bool> = land.iter().map(|l| !l).collect();
+        let mut z: Vec<f32> = off.blueprint.heights.iter().copied().collect();
+        let (_, acc) = flow(&mut z, &outlet, n);
+        let cell_km2 = islagen::units::px_area_m2(n) / 1e6;
+        let channels: Vec<bool> = (0..n * n)
+            .map(|i| land[i] && f64::from(acc[i]) * cell_km2 >= f64::from(HEADWATER_KM2))
+            .collect();
+        let (mut rivers, _) = river_mask(&on, 1);
+        for (r, l) in rivers.iter_mut().zip(&land) {
+            *r &= *l;
+        }
+        let share = within(&rivers, &channels, n, 2);
+        eprintln!("seed {seed} at {size}: {share:.3} of river pixels within 2 px of a channel");
+        assert!(share >= 0.9, "seed {seed}: {share:.3}");
+    }
+}

@@ -72,9 +72,12 @@ pub(crate) fn weight(relative: f32) -> f32 {
     s4 * s4
 }
 /// A river's headwater stream: from its channel head the river is traced on upstream (along the
-/// largest catchment) while the catchment is at least this share of the channel-start one — so
-/// rivers rise in the highlands without more of them starting.
-pub const HEADWATER: f32 = 0.02;
+/// largest catchment) while the catchment is at least this, km² — so rivers rise in the
+/// highlands without more of them starting. 0.05 km² is where the land itself has a channel (the
+/// drainage statistics' channel threshold, `scripts/geomorph.py`): above it the fluvial relief
+/// has cut a valley for the river to lie in; below it a river would run on the hillslope.
+/// Never above the channel-start catchment.
+pub const HEADWATER_KM2: f32 = 0.05;
 /// A river (or tributary) shorter than this, metres, is not kept unless a kept tributary joins it.
 pub const MIN_LENGTH_M: f32 = 400.0;
 
@@ -199,7 +202,7 @@ fn channels(
         order,
         n,
         cell_km2 as f32,
-        threshold * HEADWATER,
+        threshold.min((f64::from(HEADWATER_KM2) / cell_km2) as f32),
     );
     let largest = courses
         .iter()
