@@ -302,3 +302,32 @@ fn fluvial_valleys_are_isotropic_and_keep_the_lowland_flat() {
         );
     }
 }
+
+/// Closed depressions of `w`'s land deeper than `depth_m`: their count (the fill an
+/// ε-Priority-Flood from the sea and the map's edge adds, in connected pieces).
+fn depressions(w: &World, depth_m: f32) -> usize {
+    let n = w.blueprint.side();
+    let outlet: Vec<bool> = w
+        .water
+        .iter()
+        .map(|c| *c != islagen::stages::sea::Water::Dry)
+        .collect();
+    let heights: Vec<f32> = w.blueprint.heights.iter().copied().collect();
+    let mut filled = heights.clone();
+    islagen::stages::rivers::flow(&mut filled, &outlet, n);
+    let deep = |i: usize| (filled[i] - heights[i]) * METRES_PER_RAW > depth_m;
+    component_sizes((n, n), |x, y| deep(x * n + y)).len()
+}
+
+/// Droplets that come to rest in a hollow fill it: erosion adds no field of pits ringed by
+/// their own deposits. (The droplets once dug them, carving more on each way down into a
+/// hollow than they filled on each way up: 2 248 closed depressions deeper than 1 m on this
+/// map against 48 without erosion; 92 now.) At most three times those of the land without
+/// erosion.
+#[test]
+fn droplets_leave_no_pits() {
+    let (off, on) = pair(1024);
+    let (before, after) = (depressions(&off, 1.0), depressions(&on, 1.0));
+    eprintln!("closed depressions deeper than 1 m: off {before}, v1 {after}");
+    assert!(after <= 3 * before.max(10), "off {before}, v1 {after}");
+}

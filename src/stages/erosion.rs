@@ -18,9 +18,11 @@
 //! and going downhill it erodes `erodeRate` of the shortfall (at most [`PIT_GUARD`] × the drop,
 //! spread so thin that it cannot dig a pit);
 //! over capacity or going uphill it deposits (`depositRate` of the excess, or enough to fill
-//! the rise). Eroding and depositing both spread over the same cone brush, so neither can spike
-//! a single cell. A droplet stops after its distance, on flat ground, at the map edge, or on
-//! reaching water.
+//! the rise). Eroding spreads over a cone brush, so it cannot spike a single cell; depositing
+//! settles at the droplet's own position (the four nodes around it, bilinearly, as Beyer 2015
+//! does), so a droplet that slows to rest in a hollow fills it rather than ringing it with a
+//! rim. A droplet stops after its distance, on flat ground, at the map edge, or on reaching
+//! water.
 //!
 //! Guarantees, each checked on exit of every run on the map's own pixels (a violation is an
 //! [`ErosionError`]):
@@ -276,6 +278,8 @@ struct Terrain<'a> {
     lifetime: usize,
     brush_cells: usize,
     brush: Vec<(isize, isize, f32)>,
+    /// The brush's weight on its own centre cell.
+    centre_w: f32,
     carve_cap_raw: f32,
     deposit_cap_raw: f32,
     margin_raw: f32,
@@ -408,7 +412,11 @@ fn droplet(t: &Terrain, g: &Grid, reach: Reach, mut px: f32, mut py: f32) -> u32
         let capacity = (-drop).max(min_slope) * speed * water * c.capacity_factor * CAPACITY_SCALE;
         if sediment > capacity || drop > 0.0 {
             let want = if drop > 0.0 {
-                drop.min(sediment)
+                // Enough to raise the droplet's cell by the rise: its share of the brush is
+                // `centre_w`. (Spreading only the rise's own height raised the cell by a tenth
+                // of it, so a droplet rocking in a hollow carved more on each way down than it
+                // filled on each way up: a pit, ringed by its deposits.)
+                (drop / t.centre_w).min(sediment)
             } else {
                 (sediment - capacity) * c.deposit_rate
             };
@@ -420,6 +428,9 @@ fn droplet(t: &Terrain, g: &Grid, reach: Reach, mut px: f32, mut py: f32) -> u32
         // Speed in metres per step: the drop converted to metres feeds v².
         let v2 = speed * speed - drop * METRES_PER_RAW * c.gravity;
         speed = v2.max(0.0).sqrt();
+        if drop > 0.0 && v2 <= 0.0 {
+            break; // too slow to climb on: at rest in its hollow, which it has just filled
+        }
         water *= 1.0 - c.evaporation;
         px = nx;
         py = ny;
@@ -441,31 +452,36 @@ fn spread(t: &Terrain, g: &Grid, cx: usize, cy: usize, amount: f32, carve: bool)
     for &(ox, oy, w) in &t.brush {
         let x = (cx as isize + ox) as usize;
         let y = (cy as isize + oy) as usize;
-        let h = g.get(x, y);
-        let sea = t.sea.at(y);
-        if h < sea {
-            continue; // under sea: untouched both ways
-        }
-        let f = t.crater_factor(x, y);
-        if f <= 0.0 {
-            continue;
-        }
-        let want = amount * w * f;
-        let before = t.before[[x, y]];
-        let net = before - h; // raw, positive = carved
-        let actual = if carve {
-            let room = (t.carve_cap_raw - net).min(h - (sea + t.margin_raw));
-            want.min(room).max(0.0)
-        } else {
-            let room = t.deposit_cap_raw + net;
-            want.min(room).max(0.0)
-        };
-        if actual > 0.0 {
-            g.set(x, y, if carve { h - actual } else { h + actual });
-            moved += actual;
-        }
+        moved += shift(t, g, x, y, amount * w, carve);
     }
     moved
+}
+
+/// Moves up to `want` (raw) of height at cell (x, y), down when `carve`, else up, within the
+/// governors, the sea clamp and the crater ramp. Returns how much actually moved.
+#[inline]
+fn shift(t: &Terrain, g: &Grid, x: usize, y: usize, want: f32, carve: bool) -> f32 {
+    let h = g.get(x, y);
+    let sea = t.sea.at(y);
+    if h < sea {
+        return 0.0; // under sea: untouched both ways
+    }
+    let f = t.crater_factor(x, y);
+    if f <= 0.0 {
+        return 0.0;
+    }
+    let want = want * f;
+    let net = t.before[[x, y]] - h; // raw, positive = carved
+    let room = if carve {
+        (t.carve_cap_raw - net).min(h - (sea + t.margin_raw))
+    } else {
+        t.deposit_cap_raw + net
+    };
+    let actual = want.min(room).max(0.0);
+    if actual > 0.0 {
+        g.set(x, y, if carve { h - actual } else { h + actual });
+    }
+    actual
 }
 
 /// The side of a square height grid in standard (X outer, Y inner) layout, which the passes'
@@ -640,6 +656,7 @@ fn simulate(
     let n = work.dim().0;
     let lifetime = (c.lifetime_m / CELL_M).round().max(1.0) as usize;
     let brush_cells = (c.brush_m / CELL_M).round().max(1.0) as usize;
+    let brush = brush(brush_cells as i32);
     let terrain = Terrain {
         n,
         before,
@@ -648,7 +665,11 @@ fn simulate(
         c,
         lifetime,
         brush_cells,
-        brush: brush(brush_cells as i32),
+        centre_w: brush
+            .iter()
+            .find(|b| (b.0, b.1) == (0, 0))
+            .map_or(1.0, |b| b.2),
+        brush,
         carve_cap_raw: c.carve_cap_m / METRES_PER_RAW,
         deposit_cap_raw: c.deposit_cap_m / METRES_PER_RAW,
         margin_raw: c.sea_margin_m / METRES_PER_RAW,
