@@ -4,7 +4,9 @@
 //!
 //! `cargo run --release --example fluvial_dump -- [SEED] [OUT_DIR]` (default 7,
 //! target/fluvial-peer) writes `heights.f32` (1024² little-endian f32, metres above sea, sea
-//! cells 0, `x * 1024 + y`) and `dials.json` (the default dials as the solver applies them), and
+//! cells 0, `x * 1024 + y`), `carved.f32` (the same grid after islagen's solver, for measuring
+//! the solver's own landscape apart from the map's) and `dials.json` (the default dials as the
+//! solver applies them), and
 //! prints the solver's seconds per step (the median of the steps of one run) on this machine's
 //! threads.
 
@@ -34,6 +36,7 @@ fn main() -> anyhow::Result<()> {
     times.sort_by(f64::total_cmp);
     let median = times[times.len() / 2];
     std::fs::write(out.join("heights.f32"), bytemuck::cast_slice(&design))?;
+    std::fs::write(out.join("carved.f32"), bytemuck::cast_slice(&carved))?;
     std::fs::write(out.join("dials.json"), serde_json::to_string_pretty(&p)?)?;
     let lowered = design
         .iter()
