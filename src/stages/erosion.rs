@@ -17,12 +17,12 @@
 //! max(drop, minSlope) × speed × water × capacityFactor (× [`CAPACITY_SCALE`]). Below capacity
 //! and going downhill it erodes `erodeRate` of the shortfall (at most [`PIT_GUARD`] × the drop,
 //! spread so thin that it cannot dig a pit);
-//! over capacity or going uphill it deposits (`depositRate` of the excess, or enough to fill
-//! the rise). Eroding spreads over a cone brush, so it cannot spike a single cell; depositing
-//! settles at the droplet's own position (the four nodes around it, bilinearly, as Beyer 2015
-//! does), so a droplet that slows to rest in a hollow fills it rather than ringing it with a
-//! rim. A droplet stops after its distance, on flat ground, at the map edge, or on reaching
-//! water.
+//! over capacity or going uphill it deposits (`depositRate` of the excess, or enough to raise
+//! its own cell by the rise). Eroding and depositing both spread over the same cone brush, so
+//! neither can spike a single cell; a climbing droplet deposits the rise over the brush's
+//! centre weight, so the hollow it rocks in fills rather than deepening under a ring of its
+//! deposits, and one too slow to climb on comes to rest there and stops. A droplet also stops
+//! after its distance, on flat ground, at the map edge, or on reaching water.
 //!
 //! Guarantees, each checked on exit of every run on the map's own pixels (a violation is an
 //! [`ErosionError`]):
