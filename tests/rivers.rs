@@ -9,7 +9,12 @@ use islagen::progress::Progress;
 use islagen::units::METRES_PER_RAW;
 
 fn world(seed: i32, size: u32) -> World {
-    let mut c = Config::from_json("{}", "defaults").unwrap().config;
+    world_with(seed, size, "{}")
+}
+
+/// The world of `seed` at `size` under the config `json` (roads skipped).
+fn world_with(seed: i32, size: u32, json: &str) -> World {
+    let mut c = Config::from_json(json, "t").unwrap().config;
     c.map_size = size;
     c.skip_roads = true;
     pipeline::generate(&c, seed, &Progress::hidden()).unwrap()
@@ -257,12 +262,7 @@ fn the_same_rivers_at_every_map_size() {
 #[test]
 fn rivers_off_leaves_no_trace() {
     let on = world(42, 512);
-    let mut c = Config::from_json(r#"{"Rivers": "off"}"#, "t")
-        .unwrap()
-        .config;
-    c.map_size = 512;
-    c.skip_roads = true;
-    let off = pipeline::generate(&c, 42, &Progress::hidden()).unwrap();
+    let off = world_with(42, 512, r#"{"Rivers": "off"}"#);
     assert!(off.blueprint.rivers.is_none() && off.rivers.is_none());
     assert!(off.river_pixels().is_empty());
     let rivers = on.river_pixels();
@@ -305,12 +305,7 @@ fn rivers_run_in_the_lands_own_channels() {
     for seed in [7, 42] {
         let size = 1024u32;
         let on = world(seed, size);
-        let mut c = Config::from_json(r#"{"Rivers": "off"}"#, "t")
-            .unwrap()
-            .config;
-        c.map_size = size;
-        c.skip_roads = true;
-        let off = pipeline::generate(&c, seed, &Progress::hidden()).unwrap();
+        let off = world_with(seed, size, r#"{"Rivers": "off"}"#);
         let n = size as usize;
         let land: Vec<bool> = off
             .water

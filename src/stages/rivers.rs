@@ -118,6 +118,12 @@ pub struct Network {
 }
 
 impl Course {
+    /// The index of the point nearest `at` (normalised); `None` for a course without points.
+    fn nearest_point(&self, at: [f32; 2]) -> Option<usize> {
+        let d = |q: &[f32; 2]| (q[0] - at[0]).hypot(q[1] - at[1]);
+        (0..self.points.len()).min_by(|&a, &b| d(&self.points[a]).total_cmp(&d(&self.points[b])))
+    }
+
     /// Discharge at point `i`, m³/s.
     pub fn discharge(&self, i: usize) -> f32 {
         RUNOFF_M3S_PER_KM2 * self.catchment_km2[i]
@@ -763,19 +769,17 @@ fn bed_profiles(
         let end = c
             .joins
             .filter(|&j| j > ci)
-            .and_then(|j| junction_bed(&courses[j], &beds[j], c.points.last()?));
+            .and_then(|j| junction_bed(&courses[j], &beds[j], *c.points.last()?));
         beds[ci] = bed_profile(c, map, &course_reaches[ci], end);
     }
     beds
 }
 
 /// The bed of course `c` (profile `bed`) at its point nearest `at`, where a tributary ends.
-fn junction_bed(c: &Course, bed: &[f32], at: &[f32; 2]) -> Option<f32> {
-    let k = (0..c.points.len().min(bed.len())).min_by(|&a, &b| {
-        let d = |k: usize| (c.points[k][0] - at[0]).hypot(c.points[k][1] - at[1]);
-        d(a).total_cmp(&d(b))
-    })?;
-    Some(bed[k]).filter(|b| b.is_finite())
+fn junction_bed(c: &Course, bed: &[f32], at: [f32; 2]) -> Option<f32> {
+    bed.get(c.nearest_point(at)?)
+        .copied()
+        .filter(|b| b.is_finite())
 }
 
 /// One course's bed profile (see [`bed_profiles`]); `end` is the bed it ends on, if it joins a
@@ -1213,15 +1217,7 @@ fn nearest_reach(
     at: [f32; 2],
     count: &[usize],
 ) -> Option<usize> {
-    let k = course
-        .points
-        .iter()
-        .enumerate()
-        .min_by(|a, b| {
-            let d = |q: &[f32; 2]| (q[0] - at[0]).hypot(q[1] - at[1]);
-            d(a.1).total_cmp(&d(b.1))
-        })?
-        .0;
+    let k = course.nearest_point(at)?;
     let at_or_after = starts.iter().rposition(|s| s.0 <= k)?;
     starts[at_or_after..]
         .iter()
@@ -1256,8 +1252,7 @@ fn capsule(a: [f32; 2], b: [f32; 2], half: f32, n: usize, mut mark: impl FnMut(u
 mod tests {
     use super::*;
 
-    /// A straight course of `len` points from `from` towards `to` (normalised), with the
-    /// reaches `starts` (first point, reach).
+    /// A straight course of `len` points from `from` to `to` (normalised).
     fn course(from: [f32; 2], to: [f32; 2], len: usize, joins: Option<usize>) -> Course {
         let points = (0..len)
             .map(|k| {
