@@ -17,16 +17,21 @@
 //! [`RUNOFF_M3S_PER_KM2`] × catchment).
 //!
 //! **What a river is on the map** (`carve`): its centreline is drawn at the map's resolution,
-//! at least one pixel wide, never on the ocean, a lake or the crater's protected core. Walking
-//! downstream, a new reach begins where the ground has dropped [`REACH_DROP_M`] since the
-//! reach began, at [`REACH_MAX_M`] of length, or where a tributary ends in a larger river. Each
-//! reach has one flat surface level: the lowest of its bank pixels (land beside it), never
-//! above the reach upstream of it or above a tributary that joins it — so levels step down to
-//! the mouth, no reach is a pit, and no bank is below the water. Every river pixel's exported
-//! height is lowered to the bed under it: its reach's depth below the level at the reach's
-//! first point, falling evenly to the next reach's, a tributary's last reach onto the bed of
-//! the river it joins (no waterfall at a confluence), and never rising downstream. Banks and
-//! everything else keep their heights, so the coastline and the ocean never change.
+//! at least one pixel wide, never on the ocean, a lake or the crater's protected core. Its bed
+//! is graded from the land first (`graded_beds`): the ground under each point less the
+//! discharge's depth, cut where the ground rises downstream (a spill the course crosses), and
+//! graded to the lower convex hull of that profile — a river's concave-up long profile, which
+//! carries a bench edge's fall back over the flat above it instead of leaving a flat bed and a
+//! waterfall — cut at most [`KNICK_CUT_M`] deeper than the spills need; a tributary's bed ends
+//! on the bed of the river it joins (no waterfall at a confluence). Walking downstream, a new
+//! reach begins where that bed has dropped [`REACH_DROP_M`] since the reach began, or at
+//! [`REACH_MAX_M`] of length. Each reach has one flat surface level: its depth above the bed at
+//! its first point, never above the lowest of its bank pixels (land beside it), the reach
+//! upstream of it or a tributary that joins it — so levels step down to the mouth, no reach is
+//! a pit, and no bank is below the water. Every river pixel's exported height is lowered to the
+//! bed under it, which lies at least [`MIN_WATER_M`] under its reach's level and falls at least
+//! [`MIN_BED_SLOPE`] a metre: the riverbed is no staircase. Banks and everything else keep
+//! their heights, so the coastline and the ocean never change.
 
 use ndarray::Array2;
 use rayon::prelude::*;
@@ -49,8 +54,9 @@ pub const HEAD_MIN_M: f32 = 5.0;
 pub const RUNOFF_M3S_PER_KM2: f32 = 0.05;
 /// Centreline smoothing window, hydrology cells (each side of a point).
 pub const SMOOTH_CELLS: usize = 3;
-/// A new reach begins after the ground has dropped this far, metres.
-pub const REACH_DROP_M: f32 = 4.0;
+/// A new reach begins after its graded bed has dropped this far, metres: about a headwater's
+/// depth, so a reach's water stands over its bed from its first pixel to its last.
+pub const REACH_DROP_M: f32 = 0.5;
 /// ... or after this length, metres.
 pub const REACH_MAX_M: f32 = 400.0;
 /// No reach's surface lies lower than this above the sea, metres (banks are raised to it).
@@ -695,6 +701,7 @@ pub fn carve(
     // the pixel.
     let mut claims: Vec<Claim> = Vec::new();
     let mut course_reaches = Vec::new(); // per course: (first point, reach)
+    let beds = graded_beds(network, heights, sea);
     let dry = |x: usize, y: usize| {
         water[[x, y]] == Water::Dry && crater.distance(x, y) >= CRATER_CORE * crater.radius_px
     };
@@ -704,7 +711,8 @@ pub fn carve(
             .iter()
             .map(|q| [q[0] * n as f32, q[1] * n as f32])
             .collect();
-        let starts = split_reaches(ci, c, &pts, heights, sea, &mut map.reaches);
+        let px_m = units::metres_per_px(n);
+        let starts = split_reaches(ci, c, &pts, &beds[ci], px_m, &mut map.reaches);
         let reach_at = |k: usize| {
             starts
                 .iter()
@@ -712,7 +720,6 @@ pub fn carve(
                 .find(|s| s.0 <= k)
                 .map_or(starts[0].1, |s| s.1)
         };
-        let px_m = units::metres_per_px(n);
         for k in 0..pts.len().saturating_sub(1) {
             // At least √½ px: a pixel centre lies within it of every point, so the channel is
             // never broken where the centreline runs along pixel edges.
@@ -738,8 +745,17 @@ pub fn carve(
         river.set(i as usize);
     }
     let banks = Banks::of(&map, heights, water, &river);
-    set_levels(network, &mut map, &course_reaches, &banks, sea, heights);
-    let beds = bed_profiles(network, &map, &course_reaches);
+    set_levels(
+        network,
+        &mut map,
+        &course_reaches,
+        &beds,
+        &banks,
+        sea,
+        heights,
+    );
+    drain_pits(&mut map, water);
+    let beds = under_levels(network, &map, &course_reaches, &beds);
     map.low_banks = carve_beds(&map, &along, &beds, heights, water, &river, sea);
     map
 }
@@ -747,32 +763,59 @@ pub fn carve(
 /// A river bed's least fall, metres per metre of course: a reach's water is flat, its bed
 /// slopes under it so the riverbed is no staircase.
 pub const MIN_BED_SLOPE: f32 = 0.001;
+/// The most a bed is cut below the ground's own descent to grade a knickpoint, metres: where
+/// a course crosses a spill and falls over a bench's edge, the fall is spread upstream along
+/// the course's concave profile, cut at most this deep.
+pub const KNICK_CUT_M: f32 = 6.0;
+/// The least water over a bed, metres: a reach whose banks hold its level lower than its bed
+/// plus its depth has its bed cut to this under the level.
+pub const MIN_WATER_M: f32 = 0.1;
 
-/// Each course's bed at each of its points, raw: from each reach's first point, where it lies
-/// its reach's depth under its level, falling evenly to the next reach's first point — and a
-/// course's last reach to the bed of the river it joins, at the point where it joins (or, for
-/// a river ending in the sea or a lake, at [`MIN_BED_SLOPE`]) — and then at least
-/// [`MIN_BED_SLOPE`] a metre downstream, never rising. So the water of a reach is flat and
-/// deepens towards its end, and the bed is no staircase, at a confluence either: there the
-/// tributary's bed meets the larger river's rather than dropping onto it.
-fn bed_profiles(
-    network: &Network,
-    map: &MapRivers,
-    course_reaches: &[Vec<(usize, usize)>],
-) -> Vec<Vec<f32>> {
+/// Each course's bed at each of its points, raw, graded from the land along it before any
+/// reach is drawn: the ground under each point less the discharge's depth, cut where the
+/// ground rises downstream (it never rises, and falls at least [`MIN_BED_SLOPE`] a metre), and
+/// then graded (the lower convex hull of that profile along the course: the concave-up shape
+/// of a river's long profile, which spreads the fall at a bench's edge over the flat above it)
+/// no deeper than [`KNICK_CUT_M`] below it. A tributary's last point is on the bed of the river
+/// it joins (downstream courses are graded first), so it meets it rather than dropping onto it.
+fn graded_beds(network: &Network, heights: &Array2<f32>, sea: &SeaLevel) -> Vec<Vec<f32>> {
+    let n = heights.dim().0;
     let courses = &network.courses;
     let mut beds: Vec<Vec<f32>> = vec![Vec::new(); courses.len()];
-    // Every tributary comes before the river it joins: downstream courses first, so the bed a
-    // tributary ends on is known.
     for ci in (0..courses.len()).rev() {
         let c = &courses[ci];
+        let ground: Vec<f32> = c
+            .points
+            .iter()
+            .enumerate()
+            .map(|(k, q)| {
+                let (x, y) = pixel_of(*q, n);
+                heights[[x, y]].max(sea.at(y)) - depth_m(c.discharge(k)) / METRES_PER_RAW
+            })
+            .collect();
         let end = c
             .joins
             .filter(|&j| j > ci)
             .and_then(|j| junction_bed(&courses[j], &beds[j], *c.points.last()?));
-        beds[ci] = bed_profile(c, map, &course_reaches[ci], end);
+        beds[ci] = graded(&along_m(c), &ground, end);
     }
     beds
+}
+
+/// The map pixel under normalised point `q` on an `n`-pixel map.
+fn pixel_of(q: [f32; 2], n: usize) -> (usize, usize) {
+    let at = |v: f32| ((v * n as f32).max(0.0) as usize).min(n - 1);
+    (at(q[0]), at(q[1]))
+}
+
+/// The distance along course `c` to each of its points, metres.
+fn along_m(c: &Course) -> Vec<f32> {
+    let mut at = vec![0.0f32; c.points.len()];
+    for k in 1..at.len() {
+        let (a, b) = (c.points[k - 1], c.points[k]);
+        at[k] = at[k - 1] + (b[0] - a[0]).hypot(b[1] - a[1]) * WORLD_SIZE_M;
+    }
+    at
 }
 
 /// The bed of course `c` (profile `bed`) at its point nearest `at`, where a tributary ends.
@@ -782,65 +825,92 @@ fn junction_bed(c: &Course, bed: &[f32], at: [f32; 2]) -> Option<f32> {
         .filter(|b| b.is_finite())
 }
 
-/// One course's bed profile (see [`bed_profiles`]); `end` is the bed it ends on, if it joins a
-/// river.
-fn bed_profile(
-    c: &Course,
-    map: &MapRivers,
-    starts: &[(usize, usize)],
-    end: Option<f32>,
-) -> Vec<f32> {
-    let len = c.points.len();
-    // Distance along the course to each point, metres.
-    let mut at_m = vec![0.0f32; len];
-    for k in 1..len {
-        let (a, b) = (c.points[k - 1], c.points[k]);
-        at_m[k] = at_m[k - 1] + (b[0] - a[0]).hypot(b[1] - a[1]) * WORLD_SIZE_M;
+/// One bed graded from `ground` (raw, at distances `at_m` along the course), ending on `end`
+/// if given (see [`graded_beds`]).
+fn graded(at_m: &[f32], ground: &[f32], end: Option<f32>) -> Vec<f32> {
+    let mut cut = ground.to_vec();
+    if let (Some(end), Some(last)) = (end, cut.last_mut()) {
+        *last = last.min(end);
     }
-    let fall = |metres: f32| metres * MIN_BED_SLOPE / METRES_PER_RAW;
-    // (first point, top of the bed) of the reaches with a level; a tributary's last point is on
-    // the bed it joins.
-    let mut tops: Vec<(usize, f32)> = starts
+    descend(at_m, &mut cut);
+    let hull = lower_hull(at_m, &cut);
+    let deepest = KNICK_CUT_M / METRES_PER_RAW;
+    let mut bed: Vec<f32> = cut
         .iter()
-        .map(|&(k, r)| {
-            let reach = map.reaches[r];
-            (k, reach.level - reach.depth_m / METRES_PER_RAW)
-        })
-        .filter(|t| t.1.is_finite())
+        .zip(&hull)
+        .map(|(&c, &h)| h.max(c - deepest))
         .collect();
-    let Some(&(first_k, first_top)) = tops.first() else {
-        return vec![f32::INFINITY; len];
-    };
-    if let (Some(end), Some(&(k0, _))) = (end, tops.last()) {
-        if k0 + 1 < len {
-            tops.push((len - 1, end));
-        }
-    }
-    let mut bed = Vec::with_capacity(len);
-    let mut prev = f32::INFINITY;
-    let mut seg = 0;
-    for k in 0..len {
-        while seg + 1 < tops.len() && tops[seg + 1].0 <= k {
-            seg += 1;
-        }
-        let (k0, top0) = tops[seg];
-        let even = if k < first_k {
-            first_top
-        } else if let Some(&(k1, top1)) = tops.get(seg + 1) {
-            let t = (at_m[k] - at_m[k0]) / (at_m[k1] - at_m[k0]).max(f32::EPSILON);
-            top0 + (top1 - top0) * t
-        } else {
-            top0 - fall(at_m[k] - at_m[k0])
-        };
-        let step = if k == 0 {
-            0.0
-        } else {
-            fall(at_m[k] - at_m[k - 1])
-        };
-        prev = even.min(prev - step);
-        bed.push(prev);
-    }
+    descend(at_m, &mut bed);
     bed
+}
+
+/// The lower convex hull of the points (`x`, `z`), `x` ascending, evaluated at every `x`: the
+/// greatest convex function under them.
+fn lower_hull(x: &[f32], z: &[f32]) -> Vec<f32> {
+    let mut hull: Vec<usize> = Vec::with_capacity(x.len());
+    for k in 0..x.len() {
+        while let [.., a, b] = hull[..] {
+            // b lies on or above the chord a–k: it is not on the hull.
+            let cross = (x[b] - x[a]) * (z[k] - z[a]) - (z[b] - z[a]) * (x[k] - x[a]);
+            if cross > 0.0 {
+                break;
+            }
+            hull.pop();
+        }
+        hull.push(k);
+    }
+    let mut out = Vec::with_capacity(x.len());
+    for w in hull.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        for k in a..b {
+            let t = (x[k] - x[a]) / (x[b] - x[a]).max(f32::EPSILON);
+            out.push(z[a] + (z[b] - z[a]) * t);
+        }
+    }
+    if let Some(&last) = hull.last() {
+        out.push(z[last]);
+    }
+    out
+}
+
+/// Lowers `profile` (raw, at distances `at_m`) where it does not fall at least
+/// [`MIN_BED_SLOPE`] a metre downstream.
+fn descend(at_m: &[f32], profile: &mut [f32]) {
+    for k in 1..profile.len() {
+        let fall = (at_m[k] - at_m[k - 1]) * MIN_BED_SLOPE / METRES_PER_RAW;
+        profile[k] = profile[k].min(profile[k - 1] - fall);
+    }
+}
+
+/// The graded beds with every point at least [`MIN_WATER_M`] under its reach's level, still
+/// falling at least [`MIN_BED_SLOPE`] (a reach whose banks hold its water lower than its bed
+/// plus its depth has its bed cut, never flattened).
+fn under_levels(
+    network: &Network,
+    map: &MapRivers,
+    course_reaches: &[Vec<(usize, usize)>],
+    beds: &[Vec<f32>],
+) -> Vec<Vec<f32>> {
+    let water = MIN_WATER_M / METRES_PER_RAW;
+    network
+        .courses
+        .iter()
+        .zip(course_reaches)
+        .zip(beds)
+        .map(|((c, starts), bed)| {
+            let mut seg = 0;
+            let mut out: Vec<f32> = (0..bed.len())
+                .map(|k| {
+                    while seg + 1 < starts.len() && starts[seg + 1].0 <= k {
+                        seg += 1;
+                    }
+                    bed[k].min(map.reaches[starts[seg].1].level - water)
+                })
+                .collect();
+            descend(&along_m(c), &mut out);
+            out
+        })
+        .collect()
 }
 
 /// A pixel claimed by a river: (pixel, course, reach, position along the course in points).
@@ -994,22 +1064,17 @@ fn pieces(claims: &[Claim], n: usize, reaches: usize) -> (Vec<u32>, Vec<u32>) {
     (piece, largest.into_iter().map(|b| b.1).collect())
 }
 
-/// Splits course `ci` (its points `pts` in pixels) into reaches by ground drop and length,
-/// appending them to `reaches` with their depths; returns (first point, reach) per reach.
+/// Splits course `ci` (its points `pts` in pixels, its graded bed `bed`) into reaches by the
+/// bed's drop and the length, appending them to `reaches` with their depths; returns (first
+/// point, reach) per reach.
 fn split_reaches(
     ci: usize,
     c: &Course,
     pts: &[[f32; 2]],
-    heights: &Array2<f32>,
-    sea: &SeaLevel,
+    bed: &[f32],
+    px_m: f32,
     reaches: &mut Vec<Reach>,
 ) -> Vec<(usize, usize)> {
-    let n = heights.dim().0;
-    let px_m = units::metres_per_px(n);
-    let ground = |q: [f32; 2]| {
-        let (x, y) = ((q[0] as usize).min(n - 1), (q[1] as usize).min(n - 1));
-        (heights[[x, y]] - sea.at(y)) * METRES_PER_RAW
-    };
     let new_reach = || Reach {
         course: ci,
         level: f32::INFINITY,
@@ -1017,14 +1082,14 @@ fn split_reaches(
     };
     let mut starts = vec![(0usize, reaches.len())];
     reaches.push(new_reach());
-    let (mut start_ground, mut length) = (ground(pts[0]), 0.0f32);
+    let drop = REACH_DROP_M / METRES_PER_RAW;
+    let (mut start_bed, mut length) = (bed[0], 0.0f32);
     for k in 1..pts.len() {
         length += (pts[k][0] - pts[k - 1][0]).hypot(pts[k][1] - pts[k - 1][1]) * px_m;
-        let g = ground(pts[k]);
-        if k + 1 < pts.len() && (start_ground - g > REACH_DROP_M || length > REACH_MAX_M) {
+        if k + 1 < pts.len() && (start_bed - bed[k] > drop || length > REACH_MAX_M) {
             starts.push((k, reaches.len()));
             reaches.push(new_reach());
-            start_ground = g;
+            start_bed = bed[k];
             length = 0.0;
         }
     }
@@ -1109,6 +1174,7 @@ fn set_levels(
     network: &Network,
     map: &mut MapRivers,
     course_reaches: &[Vec<(usize, usize)>],
+    beds: &[Vec<f32>],
     banks: &Banks,
     sea: &SeaLevel,
     heights: &Array2<f32>,
@@ -1117,11 +1183,12 @@ fn set_levels(
     for (ci, c) in network.courses.iter().enumerate() {
         let mut above = f32::INFINITY;
         let mut kept = Vec::new();
-        for &(_, r) in &course_reaches[ci] {
+        for &(k, r) in &course_reaches[ci] {
             if banks.count[r] == 0 {
                 continue;
             }
-            let level = banks.lowest[r].min(above).min(tributary_floor[r]);
+            let full = beds[ci][k] + map.reaches[r].depth_m / METRES_PER_RAW;
+            let level = full.min(banks.lowest[r]).min(above).min(tributary_floor[r]);
             // A reach with no dry bank at all (all water around) keeps its upstream level; no
             // reach lies lower than MIN_LEVEL_M above the sea (its banks are raised instead).
             let level = if level.is_finite() { level } else { above };
@@ -1162,6 +1229,73 @@ fn set_levels(
     }
 }
 
+/// Lowers, where a reach has no neighbour (8-connected) on other water at or below its level
+/// — a pit, where short reaches of two courses meet beside the point a tributary joins — its
+/// lowest neighbouring reach to its level — and every reach downstream of that on its river,
+/// so levels still never rise downstream — and again for any reach that lowering left a pit,
+/// until every reach drains (levels only fall, so this ends; at most a pass per reach).
+fn drain_pits(map: &mut MapRivers, water: &Array2<Water>) {
+    let n = water.dim().0;
+    let reach_at = |p: u32| {
+        map.pixels
+            .binary_search_by_key(&p, |c| c.0)
+            .ok()
+            .map(|k| map.pixels[k].1 as usize)
+    };
+    // Per reach: whether it touches other water, and its neighbouring reaches.
+    let mut wet = vec![false; map.reaches.len()];
+    let mut next_to: Vec<Vec<usize>> = vec![Vec::new(); map.reaches.len()];
+    for &(i, r) in &map.pixels {
+        let (x, y) = (i as usize / n, i as usize % n);
+        for (dx, dy) in NEIGHBOURS {
+            let (nx, ny) = (x as isize + dx, y as isize + dy);
+            if nx < 0 || ny < 0 || nx >= n as isize || ny >= n as isize {
+                continue;
+            }
+            let q = nx as usize * n + ny as usize;
+            match reach_at(q as u32) {
+                Some(o) if o != r as usize => next_to[r as usize].push(o),
+                Some(_) => {}
+                None => wet[r as usize] |= water[[nx as usize, ny as usize]] != Water::Dry,
+            }
+        }
+    }
+    for list in &mut next_to {
+        list.sort_unstable();
+        list.dedup();
+    }
+    for _ in 0..map.reaches.len() {
+        let mut changed = false;
+        // Levels never rise downstream along a river.
+        for kept in &map.river_reaches {
+            let mut above = f32::INFINITY;
+            for &r in kept {
+                let level = &mut map.reaches[r as usize].level;
+                if *level > above {
+                    *level = above;
+                    changed = true;
+                }
+                above = *level;
+            }
+        }
+        for r in 0..map.reaches.len() {
+            let level = map.reaches[r].level;
+            let drains = wet[r] || next_to[r].iter().any(|&o| map.reaches[o].level <= level);
+            let lowest = next_to[r]
+                .iter()
+                .copied()
+                .min_by(|&a, &b| map.reaches[a].level.total_cmp(&map.reaches[b].level));
+            if let (false, Some(o)) = (drains, lowest) {
+                map.reaches[o].level = level;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
 /// Raises any bank below its reach's level (a levee where the reach had to stand above the
 /// sea), then carves every river pixel's bed; returns the banks raised.
 fn carve_beds(
@@ -1196,7 +1330,7 @@ fn carve_beds(
         let t = a - k as f32;
         let next = profile[(k + 1).min(profile.len() - 1)];
         let sloped = profile[k] * (1.0 - t) + next * t;
-        let flat = reach.level - reach.depth_m / METRES_PER_RAW;
+        let flat = reach.level - MIN_WATER_M / METRES_PER_RAW;
         let bed = if sloped.is_finite() {
             sloped.min(flat)
         } else {
@@ -1276,42 +1410,115 @@ mod tests {
     /// dropped the rest at the junction, 4–6 m at 8 m pixels).
     #[test]
     fn a_tributary_bed_ends_on_the_river_it_joins() {
-        let raw = |m: f32| m / METRES_PER_RAW;
-        // The tributary (course 0) runs 800 m east onto the main river's (course 1) 10th point.
+        use crate::stages::sea::SeaModel;
+        let n = 256;
+        let sea = SeaLevel::new(SeaModel::Flat(0.0), n);
+        // Ground falling 1 m a pixel eastwards from 100 m; the main river (course 1) runs
+        // north–south at x = 128, the tributary (course 0) east onto it from x = 102.
+        let heights =
+            Array2::from_shape_fn((n, n), |(x, _)| (100.0 - x as f32 * 0.5) / METRES_PER_RAW);
         let main = course([0.5, 0.1], [0.5, 0.3], 21, None);
         let tributary = course([0.4, 0.2], [0.5, 0.2], 11, Some(1));
         let network = Network {
             courses: vec![tributary, main],
             largest_catchment_km2: 1.0,
         };
-        let reach = |course: usize, level_m: f32| Reach {
-            course,
-            level: raw(level_m),
-            depth_m: 1.0,
-        };
-        let map = MapRivers {
-            reaches: vec![reach(0, 60.0), reach(1, 50.0), reach(1, 40.0)],
-            ..MapRivers::default()
-        };
-        let starts = vec![vec![(0, 0)], vec![(0, 1), (10, 2)]];
-        let beds = bed_profiles(&network, &map, &starts);
+        let beds = graded_beds(&network, &heights, &sea);
+        let m = |v: f32| v * METRES_PER_RAW;
         let at_junction = beds[1][10];
-        assert!(
-            (at_junction - raw(39.0)).abs() < 1e-3,
-            "{}",
-            at_junction * METRES_PER_RAW
-        );
         let end = *beds[0].last().unwrap();
         assert!(
-            (end - at_junction).abs() < 1e-3,
+            (end - at_junction).abs() < 1e-6,
             "the tributary ends at {} m, the river there is at {} m",
-            end * METRES_PER_RAW,
-            at_junction * METRES_PER_RAW
+            m(end),
+            m(at_junction)
         );
-        // On the way it falls evenly, never rising, from its top (59 m).
-        assert!((beds[0][0] - raw(59.0)).abs() < 1e-3);
-        assert!(beds[0].windows(2).all(|w| w[1] < w[0]));
-        let middle = beds[0][5] * METRES_PER_RAW;
-        assert!((middle - 49.0).abs() < 0.1, "{middle}");
+        // Under its ground all the way by at least its depth, falling at least the least slope.
+        let depth = depth_m(network.courses[0].discharge(0));
+        for (k, &b) in beds[0].iter().enumerate() {
+            let (x, y) = pixel_of(network.courses[0].points[k], n);
+            assert!(
+                m(heights[[x, y]] - b) >= depth - 1e-3,
+                "point {k}: bed {} m",
+                m(b)
+            );
+        }
+        let at = along_m(&network.courses[0]);
+        for k in 1..beds[0].len() {
+            let slope = m(beds[0][k - 1] - beds[0][k]) / (at[k] - at[k - 1]);
+            assert!(slope >= MIN_BED_SLOPE * 0.99, "point {k}: slope {slope}");
+        }
+    }
+
+    /// A course over a spill and a bench's edge: the ground falls, rises 5 m over a spill and
+    /// drops 20 m off the bench. The bed never rises, never stands above the ground less the
+    /// depth, is cut at most [`KNICK_CUT_M`] below the ground's own descent, and carries part of
+    /// the bench's fall over the flat above it (where cutting the spill alone left it at the
+    /// least slope, a flat riverbed and then a waterfall).
+    #[test]
+    fn a_bed_is_graded_through_a_spill_and_over_a_bench() {
+        let at: Vec<f32> = (0..200).map(|k| k as f32 * 8.0).collect();
+        let ground_m = |x: f32| match x {
+            x if x < 400.0 => 60.0 - 0.02 * x, // 60 → 52 m
+            x if x < 800.0 => 52.0 + 5.0 * (std::f32::consts::PI * (x - 400.0) / 400.0).sin(),
+            x if x < 960.0 => 52.0 - 20.0 * (x - 800.0) / 160.0, // the bench's edge
+            x => 32.0 - 0.005 * (x - 960.0),
+        };
+        let raw = |m: f32| m / METRES_PER_RAW;
+        let ground: Vec<f32> = at.iter().map(|&x| raw(ground_m(x))).collect();
+        let bed = graded(&at, &ground, None);
+        let m = |v: f32| v * METRES_PER_RAW;
+        // The ground's own descent (the spill cut, nothing graded).
+        let mut cut = ground.clone();
+        descend(&at, &mut cut);
+        for k in 1..bed.len() {
+            let slope = m(bed[k - 1] - bed[k]) / 8.0;
+            assert!(
+                slope >= MIN_BED_SLOPE * 0.99,
+                "point {k}: the bed rises or is flat"
+            );
+            assert!(
+                bed[k] <= ground[k] + 1e-7,
+                "point {k}: the bed stands above the ground"
+            );
+            let deeper = m(cut[k] - bed[k]);
+            assert!(deeper <= KNICK_CUT_M + 1e-3, "point {k}: cut {deeper} m");
+        }
+        // Over the spill (400–800 m) the spill's cut alone falls at the least slope, 0.4 m; the
+        // graded bed carries part of the bench's fall there.
+        let (top, lip) = (50, 100);
+        assert!(m(cut[top] - cut[lip]) < 0.45, "{}", m(cut[top] - cut[lip]));
+        let graded_fall = m(bed[top] - bed[lip]);
+        assert!(
+            graded_fall > 2.0,
+            "the graded bed falls {graded_fall} m over the spill"
+        );
+        assert!(
+            m(cut[lip] - bed[lip]) > KNICK_CUT_M - 0.01,
+            "the lip is cut the most"
+        );
+    }
+
+    /// The lower hull of points is convex, under every point, and through the ends.
+    #[test]
+    fn the_lower_hull_is_convex_and_under_the_points() {
+        let x: Vec<f32> = (0..50).map(|k| k as f32).collect();
+        let z: Vec<f32> = x.iter().map(|&v| (v * 0.7).sin() * 3.0 - v * 0.5).collect();
+        let h = lower_hull(&x, &z);
+        assert_eq!(h.len(), z.len());
+        assert_eq!((h[0], h[49]), (z[0], z[49]));
+        for k in 0..50 {
+            assert!(h[k] <= z[k] + 1e-5, "{k}");
+        }
+        for k in 1..49 {
+            assert!(
+                h[k - 1] + h[k + 1] - 2.0 * h[k] >= -1e-4,
+                "not convex at {k}"
+            );
+        }
+        assert!(
+            (0..50).any(|k| h[k] < z[k] - 0.5),
+            "the hull bridges the bumps"
+        );
     }
 }
