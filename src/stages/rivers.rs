@@ -713,18 +713,11 @@ pub fn carve(
             .collect();
         let px_m = units::metres_per_px(n);
         let starts = split_reaches(ci, c, &pts, &beds[ci], px_m, &mut map.reaches);
-        let reach_at = |k: usize| {
-            starts
-                .iter()
-                .rev()
-                .find(|s| s.0 <= k)
-                .map_or(starts[0].1, |s| s.1)
-        };
         for k in 0..pts.len().saturating_sub(1) {
             // At least √½ px: a pixel centre lies within it of every point, so the channel is
             // never broken where the centreline runs along pixel edges.
             let half = (width_m(c.discharge(k), p.width_scale) / 2.0 / px_m).max(0.72);
-            let reach = reach_at(k) as u32;
+            let reach = reach_of_point(&starts, k) as u32;
             capsule(pts[k], pts[k + 1], half, n, |x, y, t| {
                 if dry(x, y) {
                     claims.push(((x * n + y) as u32, ci as u32, reach, k as f32 + t));
@@ -745,15 +738,7 @@ pub fn carve(
         river.set(i as usize);
     }
     let banks = Banks::of(&map, heights, water, &river);
-    set_levels(
-        network,
-        &mut map,
-        &course_reaches,
-        &beds,
-        &banks,
-        sea,
-        heights,
-    );
+    set_levels(network, &mut map, &course_reaches, &beds, &banks, sea);
     drain_pits(&mut map, water);
     let beds = under_levels(network, &map, &course_reaches, &beds);
     map.low_banks = carve_beds(&map, &along, &beds, heights, water, &river, sea);
@@ -898,19 +883,20 @@ fn under_levels(
         .zip(course_reaches)
         .zip(beds)
         .map(|((c, starts), bed)| {
-            let mut seg = 0;
             let mut out: Vec<f32> = (0..bed.len())
-                .map(|k| {
-                    while seg + 1 < starts.len() && starts[seg + 1].0 <= k {
-                        seg += 1;
-                    }
-                    bed[k].min(map.reaches[starts[seg].1].level - water)
-                })
+                .map(|k| bed[k].min(map.reaches[reach_of_point(starts, k)].level - water))
                 .collect();
             descend(&along_m(c), &mut out);
             out
         })
         .collect()
+}
+
+/// The reach point `k` of a course lies in; `starts` are the course's (first point, reach)
+/// pairs, ascending (a point before the first start is in the first reach).
+fn reach_of_point(starts: &[(usize, usize)], k: usize) -> usize {
+    let after = starts.partition_point(|s| s.0 <= k);
+    starts[after.saturating_sub(1)].1
 }
 
 /// A pixel claimed by a river: (pixel, course, reach, position along the course in points).
@@ -1167,9 +1153,10 @@ impl Banks {
     }
 }
 
-/// Levels, tributaries first (the network's order): each reach at most its lowest bank, the
-/// reach above it and every tributary ending in it, and at least [`MIN_LEVEL_M`] above the sea;
-/// fills each river's list of reaches with pixels.
+/// Levels, tributaries first (the network's order): each reach its depth over its graded bed
+/// `beds` at its first point, at most its lowest bank, the reach above it and every tributary
+/// ending in it, and at least [`MIN_LEVEL_M`] above the sea; fills each river's list of reaches
+/// with pixels.
 fn set_levels(
     network: &Network,
     map: &mut MapRivers,
@@ -1177,7 +1164,6 @@ fn set_levels(
     beds: &[Vec<f32>],
     banks: &Banks,
     sea: &SeaLevel,
-    heights: &Array2<f32>,
 ) {
     let mut tributary_floor = vec![f32::INFINITY; map.reaches.len()];
     for (ci, c) in network.courses.iter().enumerate() {
@@ -1187,11 +1173,11 @@ fn set_levels(
             if banks.count[r] == 0 {
                 continue;
             }
+            // Its depth over its bed (always known, so a reach with no dry bank at all has a
+            // level too); no reach lies lower than MIN_LEVEL_M above the sea (its banks are
+            // raised instead).
             let full = beds[ci][k] + map.reaches[r].depth_m / METRES_PER_RAW;
             let level = full.min(banks.lowest[r]).min(above).min(tributary_floor[r]);
-            // A reach with no dry bank at all (all water around) keeps its upstream level; no
-            // reach lies lower than MIN_LEVEL_M above the sea (its banks are raised instead).
-            let level = if level.is_finite() { level } else { above };
             let level = level.max(sea.at(banks.first_row[r]) + MIN_LEVEL_M / METRES_PER_RAW);
             map.reaches[r].level = level;
             above = level;
@@ -1208,24 +1194,6 @@ fn set_levels(
             }
         }
         map.river_reaches.push(kept);
-    }
-    // A reach whose level is still unknown (no banks anywhere upstream) sits at its lowest
-    // pixel, and never below the reach downstream of it.
-    let n = heights.dim().0;
-    let mut lowest = vec![f32::INFINITY; map.reaches.len()];
-    for &(i, r) in &map.pixels {
-        let h = heights[[i as usize / n, i as usize % n]];
-        lowest[r as usize] = lowest[r as usize].min(h);
-    }
-    for kept in &map.river_reaches {
-        let mut below = f32::NEG_INFINITY;
-        for &r in kept.iter().rev() {
-            let reach = &mut map.reaches[r as usize];
-            if !reach.level.is_finite() {
-                reach.level = lowest[r as usize].max(below);
-            }
-            below = reach.level;
-        }
     }
 }
 
@@ -1280,12 +1248,14 @@ fn drain_pits(map: &mut MapRivers, water: &Array2<Water>) {
         }
         for r in 0..map.reaches.len() {
             let level = map.reaches[r].level;
-            let drains = wet[r] || next_to[r].iter().any(|&o| map.reaches[o].level <= level);
+            if wet[r] || next_to[r].iter().any(|&o| map.reaches[o].level <= level) {
+                continue;
+            }
             let lowest = next_to[r]
                 .iter()
                 .copied()
                 .min_by(|&a, &b| map.reaches[a].level.total_cmp(&map.reaches[b].level));
-            if let (false, Some(o)) = (drains, lowest) {
+            if let Some(o) = lowest {
                 map.reaches[o].level = level;
                 changed = true;
             }
@@ -1331,12 +1301,7 @@ fn carve_beds(
         let next = profile[(k + 1).min(profile.len() - 1)];
         let sloped = profile[k] * (1.0 - t) + next * t;
         let flat = reach.level - MIN_WATER_M / METRES_PER_RAW;
-        let bed = if sloped.is_finite() {
-            sloped.min(flat)
-        } else {
-            flat
-        }
-        .max(floor);
+        let bed = sloped.min(flat).max(floor);
         let h = &mut heights[[x, y]];
         *h = h.min(bed).max(h.min(floor));
     }
