@@ -4,5 +4,5 @@
 # images (git diff shows which changed), and commit them with the change that caused them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ISLAGEN_UPDATE_GOLDEN=1 cargo test --release --test golden -- --nocapture
+ISLAGEN_UPDATE_GOLDEN=1 cargo test --release --test integration golden:: -- --nocapture
 git status --short golden/

@@ -1,11 +1,9 @@
 //! Sweeps end to end through the command line: the table, the contact sheet, resuming, shards
 //! and merging.
 
-#[path = "common/sweep_table.rs"]
-mod sweep_table;
+use crate::sweep_table::rows;
 use std::path::Path;
 use std::process::{Command, Output};
-use sweep_table::rows;
 
 fn islagen(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_islagen"))
