@@ -648,13 +648,13 @@ fn generate(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         Progress::for_terminal(quiet)
     };
     let started = Instant::now();
-    let mut world = pipeline::generate(&config, seed, &progress)?;
     let layout = if args.assets_layout {
         pipeline::SidecarLayout::Assets
     } else {
         pipeline::SidecarLayout::Beside
     };
-    let mut written = pipeline::export_with(&mut world, &args.out, layout, &progress)?;
+    let (world, mut written) =
+        pipeline::generate_and_export(&config, seed, &args.out, layout, &progress)?;
     if !kinds.is_empty() {
         let stage = progress.stage("exports", 0);
         let dir = islagen::exports::folder_of(&args.out, seed);

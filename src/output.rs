@@ -35,12 +35,63 @@ where
         w.flush()?;
         value
     };
+    commit(file, guard, dir, path)?;
+    Ok(value)
+}
+
+/// Syncs the temporary file, renames it over `path` and syncs the folder.
+fn commit(file: File, guard: TempGuard, dir: &Path, path: &Path) -> std::io::Result<()> {
     file.sync_all()?;
     drop(file);
     std::fs::rename(&guard.0, path)?;
     std::mem::forget(guard);
     sync_dir(dir);
-    Ok(value)
+    Ok(())
+}
+
+/// A file written atomically in more than one go, by [`write_atomically`]'s rules: the
+/// temporary name until [`AtomicFile::commit`], removed if it is dropped first. Between the goes
+/// [`AtomicFile::sync_data`] puts what is written so far on the disk, so the commit has little
+/// left to wait for.
+pub struct AtomicFile {
+    writer: BufWriter<File>,
+    guard: TempGuard,
+    dir: PathBuf,
+    path: PathBuf,
+}
+
+impl AtomicFile {
+    /// Creates the temporary file for `path`.
+    pub fn create(path: &Path) -> std::io::Result<AtomicFile> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let (file, guard) = create_temp(dir, path)?;
+        Ok(AtomicFile {
+            writer: BufWriter::with_capacity(BUFFER, file),
+            guard,
+            dir: dir.to_owned(),
+            path: path.to_owned(),
+        })
+    }
+
+    /// Where the bytes go.
+    pub fn writer(&mut self) -> &mut BufWriter<File> {
+        &mut self.writer
+    }
+
+    /// Flushes what is written so far and waits until it is on the disk.
+    pub fn sync_data(&mut self) -> std::io::Result<()> {
+        self.writer.flush()?;
+        self.writer.get_ref().sync_data()
+    }
+
+    /// Flushes, syncs and renames the file over its final name.
+    pub fn commit(self) -> std::io::Result<()> {
+        let file = self.writer.into_inner().map_err(|e| e.into_error())?;
+        commit(file, self.guard, &self.dir, &self.path)
+    }
 }
 
 /// Removes the temporary file unless the write completed.

@@ -98,6 +98,15 @@ pub enum SeedProblem {
 
 type Result<T, E = SweepError> = std::result::Result<T, E>;
 
+impl From<pipeline::RunError> for SweepError {
+    fn from(e: pipeline::RunError) -> SweepError {
+        match e {
+            pipeline::RunError::Generate(e) => SweepError::Generate(e),
+            pipeline::RunError::Export(e) => SweepError::Export(e),
+        }
+    }
+}
+
 fn io_err<'a>(
     action: &'static str,
     path: &'a Path,
@@ -421,8 +430,13 @@ fn run_seed(
     let mut config = config.clone();
     config.world_seed = seed;
     let progress = Progress::hidden();
-    let mut world = pipeline::generate(&config, seed, &progress)?;
-    let written = pipeline::export(&mut world, dir, &progress)?;
+    let (world, written) = pipeline::generate_and_export(
+        &config,
+        seed,
+        dir,
+        pipeline::SidecarLayout::Beside,
+        &progress,
+    )?;
     crate::exports::write_set(
         &world.blueprint,
         &crate::exports::folder_of(dir, seed),

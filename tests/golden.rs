@@ -86,8 +86,16 @@ fn regenerate(seed: i32, size: u32, erosion: &str, rivers: bool) -> (PathBuf, En
         _ => ErosionModel::Off,
     };
     config.rivers = rivers;
-    let mut world = pipeline::generate(&config, seed, &Progress::hidden()).unwrap();
-    pipeline::export(&mut world, &out, &Progress::hidden()).unwrap();
+    // The command line's path: the blueprint heads and the land's snapshots written while the
+    // roads are searched.
+    pipeline::generate_and_export(
+        &config,
+        seed,
+        &out,
+        pipeline::SidecarLayout::Beside,
+        &Progress::hidden(),
+    )
+    .unwrap();
     let names = pipeline::OutputNames::of(seed);
     let (v2_name, v1_name, sidecar) = (&names.v2, &names.v1, &names.sidecar);
     let v2 = digest::v2(&std::fs::read(out.join(v2_name)).unwrap()).unwrap();
@@ -211,4 +219,57 @@ fn golden_worlds_are_unchanged() {
         "golden regression:\n  {}",
         failures.join("\n  ")
     );
+}
+
+/// The overlapped export (`generate_and_export`, the command line's) writes exactly the files,
+/// in the same order with the same bytes, that `generate` then `export` write; only the v2
+/// provenance (the time of writing) may differ.
+#[test]
+fn the_overlapped_export_writes_what_export_writes() {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("golden-overlap");
+    let _ = std::fs::remove_dir_all(&root);
+    let mut config = Config::from_json("{}", "defaults").unwrap().config;
+    config.map_size = 512;
+    for skip_roads in [false, true] {
+        config.skip_roads = skip_roads;
+        let (a, b) = (
+            root.join(format!("a{skip_roads}")),
+            root.join(format!("b{skip_roads}")),
+        );
+        let progress = Progress::hidden();
+        let mut world = pipeline::generate(&config, 7, &progress).unwrap();
+        let plain = pipeline::export(&mut world, &a, &progress).unwrap();
+        let (overlapped_world, overlapped) = pipeline::generate_and_export(
+            &config,
+            7,
+            &b,
+            pipeline::SidecarLayout::Beside,
+            &progress,
+        )
+        .unwrap();
+        assert_eq!(world.blueprint.roads, overlapped_world.blueprint.roads);
+        assert_eq!(overlapped.len(), if skip_roads { 7 } else { 8 });
+        assert_eq!(plain.len(), overlapped.len());
+        for (p, o) in plain.iter().zip(&overlapped) {
+            assert_eq!(p.path.file_name(), o.path.file_name());
+            assert_eq!(p.bytes, o.bytes, "{}", o.path.display());
+            let (pb, ob) = (
+                std::fs::read(&p.path).unwrap(),
+                std::fs::read(&o.path).unwrap(),
+            );
+            assert_eq!(pb.len() as u64, o.bytes, "{}", o.path.display());
+            if o.path.extension().is_some_and(|e| e == "dat") && pb.starts_with(b"ISLA") {
+                let (pd, od) = (digest::v2(&pb).unwrap(), digest::v2(&ob).unwrap());
+                assert_eq!(pd.world, od.world, "{}", o.path.display());
+            } else {
+                assert!(pb == ob, "{} differs", o.path.display());
+            }
+        }
+        let left: Vec<_> = std::fs::read_dir(&b)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n.to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "temporary files left: {left:?}");
+    }
 }

@@ -22,4 +22,6 @@ pub use read::{
     read_bytes, read_file, read_file_without_grids, Format, LoadWarning, Loaded, SectionInfo,
     SectionStatus,
 };
-pub use write::{write_v1, write_v1_file, write_v2, write_v2_file};
+pub use write::{
+    begin_file, write_v1, write_v1_file, write_v2, write_v2_file, Layout, PendingFile,
+};

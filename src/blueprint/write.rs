@@ -12,14 +12,21 @@ use ndarray::Array2;
 use super::error::{RiverProblem, WriteError};
 use super::format::*;
 use super::model::{
-    Blueprint, CurveRecord, ErosionCrater, RiverNetwork, RoadPath, WaterBody, WaterSurface,
+    Blueprint, CurveRecord, ErosionCrater, RiverNetwork, RoadPath, Roads, WaterBody, WaterSurface,
 };
+use crate::output::AtomicFile;
 
 /// Pixels converted per chunk when a grid needs per-element conversion.
 const CHUNK: usize = 1 << 16;
 
 /// Checks everything the reader would reject before anything is written.
 pub fn validate(bp: &Blueprint) -> Result<(), WriteError> {
+    validate_head(bp)?;
+    validate_roads(&bp.roads)
+}
+
+/// [`validate`] for everything before the road blocks.
+fn validate_head(bp: &Blueprint) -> Result<(), WriteError> {
     let size = bp.params.map_size;
     if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&size) {
         return Err(WriteError::MapSizeOutOfRange(size));
@@ -60,13 +67,6 @@ pub fn validate(bp: &Blueprint) -> Result<(), WriteError> {
     if let Some(bodies) = &bp.water_bodies {
         fits_i32("WBTB water bodies", bodies.len())?;
     }
-    for tier in RoadTier::ALL {
-        let paths = bp.roads.tier(*tier);
-        fits_i32("road paths", paths.len())?;
-        for path in paths {
-            fits_i32("road points", path.len())?;
-        }
-    }
     if let Some(curve) = &bp.curve {
         check_curve_layout(curve)?;
     }
@@ -76,6 +76,18 @@ pub fn validate(bp: &Blueprint) -> Result<(), WriteError> {
             .as_deref()
             .ok_or(WriteError::RiversWithoutWaterTable)?;
         check_rivers(network, bodies, size)?;
+    }
+    Ok(())
+}
+
+/// [`validate`] for the road blocks.
+fn validate_roads(roads: &Roads) -> Result<(), WriteError> {
+    for tier in RoadTier::ALL {
+        let paths = roads.tier(*tier);
+        fits_i32("road paths", paths.len())?;
+        for path in paths {
+            fits_i32("road points", path.len())?;
+        }
     }
     Ok(())
 }
@@ -172,6 +184,14 @@ pub fn write_v1_file(path: &Path, bp: &Blueprint) -> Result<u64, WriteError> {
 /// Writes `bp` in the v2 layout. Returns the bytes written.
 pub fn write_v2<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> {
     validate(bp)?;
+    let head = write_v2_head(w, bp)?;
+    let roads = write_v2_roads(w, &bp.roads)?;
+    w.flush()?;
+    Ok(head + roads)
+}
+
+/// The v2 layout up to the road sections (the model already validated).
+fn write_v2_head<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> {
     let mut out = Counter {
         inner: w,
         written: 0,
@@ -229,11 +249,20 @@ pub fn write_v2<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> 
     if let Some(payload) = record_payload(bp, RIVR) {
         section(w, bp, RIVR, &payload)?;
     }
+    Ok(out.written)
+}
+
+/// v2's four road sections, the last of the file.
+fn write_v2_roads<W: Write>(w: &mut W, roads: &Roads) -> Result<u64, WriteError> {
+    let mut out = Counter {
+        inner: w,
+        written: 0,
+    };
     for tier in RoadTier::ALL {
-        frame(w, bp, tier.tag())?;
-        write_road_block(w, bp.roads.tier(*tier))?;
+        let paths = roads.tier(*tier);
+        write_frame(&mut out, tier.tag(), road_paths_len(paths))?;
+        write_road_block(&mut out, paths)?;
     }
-    w.flush()?;
     Ok(out.written)
 }
 
@@ -241,6 +270,14 @@ pub fn write_v2<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> 
 /// flags and none of the optional records. Returns the bytes written.
 pub fn write_v1<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> {
     validate(bp)?;
+    let head = write_v1_head(w, bp)?;
+    let roads = write_v1_roads(w, &bp.roads)?;
+    w.flush()?;
+    Ok(head + roads)
+}
+
+/// The v1 layout up to the road blocks (the model already validated).
+fn write_v1_head<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> {
     let mut out = Counter {
         inner: w,
         written: 0,
@@ -273,11 +310,71 @@ pub fn write_v1<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError> 
         towns.extend_from_slice(&i32::from(t.tier.ordinal()).to_le_bytes());
     }
     w.write_all(&towns)?;
-    for tier in RoadTier::ALL {
-        write_road_block(w, bp.roads.tier(*tier))?;
-    }
-    w.flush()?;
     Ok(out.written)
+}
+
+/// v1's four road blocks, the last of the file.
+fn write_v1_roads<W: Write>(w: &mut W, roads: &Roads) -> Result<u64, WriteError> {
+    let mut out = Counter {
+        inner: w,
+        written: 0,
+    };
+    for tier in RoadTier::ALL {
+        write_road_block(&mut out, roads.tier(*tier))?;
+    }
+    Ok(out.written)
+}
+
+/// Which layout a [`PendingFile`] is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// The v2 tagged sections.
+    V2,
+    /// The v1 legacy layout.
+    V1,
+}
+
+/// A blueprint file written in two goes. Both layouts end with the roads (v2's four road
+/// sections, v1's four road blocks) and nothing before them depends on the roads, so
+/// [`begin_file`] writes and syncs everything before them while the roads are still being
+/// searched, and [`PendingFile::finish`] appends them and renames the file into place. The bytes
+/// are [`write_v2`]'s or [`write_v1`]'s for the finished model.
+pub struct PendingFile {
+    file: AtomicFile,
+    layout: Layout,
+    written: u64,
+}
+
+/// Starts the blueprint file of `bp` at `path`: checks the model, writes everything before the
+/// road blocks to the temporary file and waits until it is on the disk. `bp`'s roads are
+/// ignored; they come with [`PendingFile::finish`].
+pub fn begin_file(path: &Path, bp: &Blueprint, layout: Layout) -> Result<PendingFile, WriteError> {
+    validate_head(bp)?;
+    let mut file = AtomicFile::create(path)?;
+    let written = match layout {
+        Layout::V2 => write_v2_head(file.writer(), bp)?,
+        Layout::V1 => write_v1_head(file.writer(), bp)?,
+    };
+    file.sync_data()?;
+    Ok(PendingFile {
+        file,
+        layout,
+        written,
+    })
+}
+
+impl PendingFile {
+    /// Appends `roads`, syncs the file and renames it into place. Returns the file's size.
+    pub fn finish(mut self, roads: &Roads) -> Result<u64, WriteError> {
+        validate_roads(roads)?;
+        let w = self.file.writer();
+        let tail = match self.layout {
+            Layout::V2 => write_v2_roads(w, roads)?,
+            Layout::V1 => write_v1_roads(w, roads)?,
+        };
+        self.file.commit()?;
+        Ok(self.written + tail)
+    }
 }
 
 /// Size of a v2 file for `bp`, computed without writing it.
@@ -499,7 +596,10 @@ fn write_road_block<W: Write>(w: &mut W, paths: &[RoadPath]) -> std::io::Result<
 
 /// Writes the frame of section `tag` with the length [`section_len`] gives.
 fn frame<W: Write>(w: &mut W, bp: &Blueprint, tag: Tag) -> std::io::Result<()> {
-    let len = section_len(bp, tag).unwrap_or(0);
+    write_frame(w, tag, section_len(bp, tag).unwrap_or(0))
+}
+
+fn write_frame<W: Write>(w: &mut W, tag: Tag, len: u64) -> std::io::Result<()> {
     w.write_all(&tag.0.to_le_bytes())?;
     w.write_all(&len.to_le_bytes())
 }

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::World;
-use crate::blueprint::{self, Blueprint, WriteError};
+use super::{GenerateError, World};
+use crate::blueprint::{self, Blueprint, Layout, PendingFile, WriteError};
+use crate::config::Config;
 use crate::progress::Progress;
 use crate::render;
 
@@ -132,79 +133,195 @@ pub fn export_with(
     layout: SidecarLayout,
     progress: &Progress,
 ) -> Result<Vec<Written>, ExportError> {
+    prepare(dir)?;
+    world.blueprint.params.stamp_provenance();
+    let early = write_early(world, dir, progress)?;
+    write_late(world, early, dir, layout, progress)
+}
+
+/// Why [`generate_and_export`] stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Generation stopped.
+    #[error(transparent)]
+    Generate(#[from] GenerateError),
+    /// The files could not be written.
+    #[error(transparent)]
+    Export(#[from] ExportError),
+}
+
+/// [`super::generate`] then [`export_with`], the same world and the same bytes, in less time:
+/// the road search is mostly serial and the blueprint writes wait on the disk, so everything
+/// that does not show the roads — both blueprints up to their road blocks (synced to the disk)
+/// and the four snapshots without roads — is written while the roads are searched. After them
+/// come the road blocks, the renames, the roads snapshot and the sidecar. On any failure no file
+/// is left under a final name that was not complete.
+pub fn generate_and_export(
+    config: &Config,
+    seed: i32,
+    dir: &Path,
+    layout: SidecarLayout,
+    progress: &Progress,
+) -> Result<(World, Vec<Written>), RunError> {
+    let mut land = super::generate_land(config, seed, progress)?;
+    prepare(dir)?;
+    land.stamp_provenance();
+    let (roads, early) = std::thread::scope(|s| {
+        let land = &land;
+        let early = s.spawn(|| write_early(land.world(), dir, progress));
+        let roads = land.roads(progress);
+        let early = early
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (roads, early)
+    });
+    let early = early?;
+    let world = land.with_roads(roads);
+    let written = write_late(&world, early, dir, layout, progress)?;
+    Ok((world, written))
+}
+
+/// Makes `dir` and clears the temporary files a killed islagen left in it.
+fn prepare(dir: &Path) -> Result<(), ExportError> {
     std::fs::create_dir_all(dir).map_err(ExportError::io("creating", dir))?;
     crate::output::remove_stale_temps(dir).map_err(ExportError::io("cleaning", dir))?;
-    world.blueprint.params.stamp_provenance();
-    let world = &*world;
+    Ok(())
+}
+
+/// What is written before the roads are known: both blueprints up to their road blocks, and
+/// the snapshots without roads.
+struct Early {
+    blueprints: Vec<(PathBuf, PendingFile)>,
+    snapshots: Vec<Written>,
+}
+
+/// Writes what does not show the roads (`world`'s roads are not read). The blueprint heads
+/// wait on the disk and the pictures on the CPU, so they run side by side: the heads on a
+/// thread of their own, the pictures on a pool of their own (neither holds a thread of the
+/// global pool, which the road search may be using).
+fn write_early(world: &World, dir: &Path, progress: &Progress) -> Result<Early, ExportError> {
+    let names = OutputNames::of(world.blueprint.params.world_seed);
+    let (blueprints, snapshots) = std::thread::scope(|s| {
+        let heads = s.spawn(|| begin_blueprints(&world.blueprint, dir, &names, progress));
+        let snapshots = write_snapshots(world, dir, &names, Snapshots::Land, progress);
+        let heads = heads
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (heads, snapshots)
+    });
+    Ok(Early {
+        blueprints: blueprints?,
+        snapshots: snapshots?,
+    })
+}
+
+/// Finishes the export once the roads are in `world`: the blueprints' road blocks and renames,
+/// the roads snapshot, the sidecar. Returns every file written, the blueprints first.
+fn write_late(
+    world: &World,
+    early: Early,
+    dir: &Path,
+    layout: SidecarLayout,
+    progress: &Progress,
+) -> Result<Vec<Written>, ExportError> {
     let bp = &world.blueprint;
-    let seed = bp.params.world_seed;
-    let names = OutputNames::of(seed);
-    // The blueprint writes wait on the disk, the snapshots on the CPU: run them side by side.
-    let (blueprints, snapshots) = rayon::join(
-        || write_blueprints(bp, dir, &names, progress),
-        || write_snapshots(world, bp, dir, &names, progress),
-    );
-    let mut written = blueprints?;
-    written.extend(snapshots?);
-    written.push(write_sidecar(bp, &sidecar_path(dir, seed, layout))?);
+    let names = OutputNames::of(bp.params.world_seed);
+    let stage = progress.stage("write roads", 0);
+    let mut written = Vec::new();
+    for (path, pending) in early.blueprints {
+        let bytes = pending
+            .finish(&bp.roads)
+            .map_err(|source| ExportError::Blueprint {
+                path: path.clone(),
+                source,
+            })?;
+        written.push(Written { path, bytes });
+    }
+    written.extend(early.snapshots);
+    if world.roads.is_some() {
+        written.extend(write_snapshots(
+            world,
+            dir,
+            &names,
+            Snapshots::Roads,
+            progress,
+        )?);
+    }
+    stage.finish();
+    written.push(write_sidecar(
+        bp,
+        &sidecar_path(dir, bp.params.world_seed, layout),
+    )?);
     Ok(written)
 }
 
-fn write_blueprints(
+/// Writes the heads of the v2 blueprint and the v1 dual-write, one after the other.
+fn begin_blueprints(
     bp: &Blueprint,
     dir: &Path,
     names: &OutputNames,
     progress: &Progress,
-) -> Result<Vec<Written>, ExportError> {
-    let mut written = Vec::new();
-    for (stage, name, write) in [
-        (
-            "write v2",
-            &names.v2,
-            blueprint::write_v2_file as fn(&Path, &Blueprint) -> _,
-        ),
-        ("write v1", &names.v1, blueprint::write_v1_file),
+) -> Result<Vec<(PathBuf, PendingFile)>, ExportError> {
+    let mut pending = Vec::new();
+    for (stage, name, layout) in [
+        ("write v2", &names.v2, Layout::V2),
+        ("write v1", &names.v1, Layout::V1),
     ] {
         let stage = progress.stage(stage, 0);
         let path = dir.join(name);
-        let bytes = write(&path, bp).map_err(|source| ExportError::Blueprint {
-            path: path.clone(),
-            source,
-        })?;
-        written.push(Written { path, bytes });
+        let file =
+            blueprint::begin_file(&path, bp, layout).map_err(|source| ExportError::Blueprint {
+                path: path.clone(),
+                source,
+            })?;
+        pending.push((path, file));
         stage.finish();
     }
-    Ok(written)
+    Ok(pending)
+}
+
+/// Which snapshots [`write_snapshots`] writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Snapshots {
+    /// Height, water, biomes and towns: none shows the roads.
+    Land,
+    /// The roads over the biomes.
+    Roads,
 }
 
 /// Writes the snapshots: every picture streamed into its PNG a band of rows at a time, the
 /// pictures side by side, the towns and roads painted over the biomes' bands (`render`).
 fn write_snapshots(
     world: &World,
-    bp: &Blueprint,
     dir: &Path,
     names: &OutputNames,
+    which: Snapshots,
     progress: &Progress,
 ) -> Result<Vec<Written>, ExportError> {
-    let stage = progress.stage("snapshots", 0);
-    let height = render::HeightRows::new(bp.heights.view(), &world.sea);
+    let bp = &world.blueprint;
+    let stage = (which == Snapshots::Land).then(|| progress.stage("snapshots", 0));
+    let land = which == Snapshots::Land;
+    let height = land.then(|| render::HeightRows::new(bp.heights.view(), &world.sea));
     let bodies = bp.water_bodies.as_deref().unwrap_or_default();
-    let water = bp
-        .water_ids
-        .as_ref()
+    let water = (bp.water_ids.as_ref())
+        .filter(|_| land)
         .map(|ids| render::WaterRows::new(ids.view(), bodies));
     let biomes = render::BiomeRows::new(bp.biomes.view());
-    let towns = render::Painted::towns(&biomes, &bp.towns);
-    let roads = world
-        .roads
-        .is_some()
-        .then(|| render::Painted::roads(&biomes, &bp.roads, &bp.towns));
-    let mut pictures: Vec<(&String, &dyn render::Rows)> = vec![(&names.height_png, &height)];
+    let towns = land.then(|| render::Painted::towns(&biomes, &bp.towns));
+    let roads = (!land).then(|| render::Painted::roads(&biomes, &bp.roads, &bp.towns));
+    let mut pictures: Vec<(&String, &dyn render::Rows)> = Vec::new();
+    if let Some(height) = &height {
+        pictures.push((&names.height_png, height));
+    }
     if let Some(water) = &water {
         pictures.push((&names.water_png, water));
     }
-    pictures.push((&names.biome_png, &biomes));
-    pictures.push((&names.towns_png, &towns));
+    if land {
+        pictures.push((&names.biome_png, &biomes));
+    }
+    if let Some(towns) = &towns {
+        pictures.push((&names.towns_png, towns));
+    }
     if let Some(roads) = &roads {
         pictures.push((&names.roads_png, roads));
     }
@@ -218,9 +335,8 @@ fn write_snapshots(
             encoding: render::Encoding::of(picture),
         })
         .collect();
-    // The blueprint writes hold one of the global pool's threads while they wait on the disk
-    // (`export_with`), so the pictures are filled on a pool of their own, as wide as the global
-    // one: otherwise every band would be filled on the one thread left.
+    // On a pool of its own, as wide as the global one: the road search may hold the global
+    // pool's threads while the land's pictures are written (`generate_and_export`).
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(rayon::current_num_threads())
         .thread_name(|i| format!("snapshots-{i}"))
@@ -243,7 +359,9 @@ fn write_snapshots(
             }),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    stage.finish();
+    if let Some(stage) = stage {
+        stage.finish();
+    }
     Ok(written)
 }
 

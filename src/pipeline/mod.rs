@@ -25,11 +25,12 @@ use ndarray::Array2;
 use serde::Serialize;
 
 pub use export::{
-    export, export_with, sidecar_path, ExportError, OutputNames, SidecarLayout, Written,
+    export, export_with, generate_and_export, sidecar_path, ExportError, OutputNames, RunError,
+    SidecarLayout, Written,
 };
 
 use crate::blueprint::format::WaterBodyType;
-use crate::blueprint::{Blueprint, Params, RiverNetwork, Town};
+use crate::blueprint::{Blueprint, Params, RiverNetwork, Roads, Town};
 use crate::config::{Config, ErosionModel, TerrainCurve, TerrainDetail};
 use crate::progress::Progress;
 use crate::stages::basins::{basins, BasinStats, Outlets};
@@ -161,6 +162,61 @@ pub struct WorldStats {
 
 /// Generates the world of `seed` (already resolved) under `config`.
 pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World, GenerateError> {
+    let land = generate_land(config, seed, progress)?;
+    let roads = land.roads(progress);
+    Ok(land.with_roads(roads))
+}
+
+/// A world before its roads: every stage up to the towns has run, and nothing after them changes
+/// what the blueprint holds but its road sections (the road search only reads the land).
+pub struct Land {
+    world: World,
+    /// The river pixels the roads may bridge, when Rivers is on.
+    river_pixels: Option<Vec<u32>>,
+    skip_roads: bool,
+}
+
+impl Land {
+    /// The world so far: its blueprint complete but for the roads.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Stamps the blueprint's provenance (the time and the generator's git hash).
+    pub fn stamp_provenance(&mut self) {
+        self.world.blueprint.params.stamp_provenance();
+    }
+
+    /// Searches the roads between the towns, unless SkipRoads.
+    pub fn roads(&self, progress: &Progress) -> Option<(Roads, RoadReport)> {
+        if self.skip_roads {
+            return None;
+        }
+        let w = &self.world;
+        let mut grid = CostGrid::new(&w.blueprint.heights, &w.water, &w.sea, &w.crater);
+        if let Some(pixels) = &self.river_pixels {
+            grid.bridge(pixels.iter().copied());
+        }
+        Some(build_roads(&grid, &w.blueprint.towns, progress).into_parts())
+    }
+
+    /// The finished world with `roads` (none with SkipRoads).
+    pub fn with_roads(self, roads: Option<(Roads, RoadReport)>) -> World {
+        let mut world = self.world;
+        if let Some((paths, report)) = roads {
+            world.blueprint.roads = paths;
+            world.roads = Some(report);
+        }
+        world
+    }
+}
+
+/// Runs every stage up to the towns: the world of `seed` without its roads.
+pub fn generate_land(
+    config: &Config,
+    seed: i32,
+    progress: &Progress,
+) -> Result<Land, GenerateError> {
     let sea = params::sea(config);
     let mut island = shape_island(config, seed, &sea, progress);
     progress.check()?;
@@ -250,17 +306,9 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
     // The mainland mask's last readers were the towns and the statistics.
     island.mainland.mask = Array2::zeros((0, 0));
     progress.check()?;
-    let (road_paths, road_report) = match config.skip_roads {
-        true => (Default::default(), None),
-        false => {
-            let mut grid = CostGrid::new(&relief.heights, &water, &sea, &island.crater);
-            if let Some((_, r)) = &rivers {
-                grid.bridge(r.map.pixels.iter().map(|p| p.0));
-            }
-            let (paths, report) = build_roads(&grid, &town_list, progress).into_parts();
-            (paths, Some(report))
-        }
-    };
+    let river_pixels = rivers
+        .as_ref()
+        .map(|(_, r)| r.map.pixels.iter().map(|p| p.0).collect());
     let blueprint = Blueprint {
         params: Params {
             world_seed: seed,
@@ -288,9 +336,9 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         water_bodies: Some(bodies.bodies),
         water_surface: Some(crate::blueprint::WaterSurface::PerBody),
         rivers: rivers.as_ref().map(|(p, r)| r.section(p, &reach_ids)),
-        roads: road_paths,
+        roads: Roads::default(),
     };
-    Ok(World {
+    let world = World {
         blueprint,
         water,
         sea,
@@ -299,9 +347,14 @@ pub fn generate(config: &Config, seed: i32, progress: &Progress) -> Result<World
         erosion,
         basins,
         towns: town_stats,
-        roads: road_report,
+        roads: None,
         rivers: rivers.map(|(_, r)| r.stats(&reach_ids)),
         fluvial: landscape.map(|l| l.stats),
+    };
+    Ok(Land {
+        world,
+        river_pixels,
+        skip_roads: config.skip_roads,
     })
 }
 

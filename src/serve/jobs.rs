@@ -26,7 +26,7 @@ use super::paths::id_of;
 
 /// Stages a generation reports with rivers and roads on and erosion off (the blueprint and
 /// snapshot writes included), for the progress fraction.
-const BASE_STAGES: usize = 15;
+const BASE_STAGES: usize = 16;
 /// Bytes of the child's stderr kept for the error message.
 const STDERR_TAIL: usize = 4096;
 /// Longest a cancel waits for the child to go.
