@@ -199,6 +199,10 @@ pub struct Scratch {
     parent: Vec<u32>,
     /// Nodes expanded by the last search.
     pub expanded: u64,
+    /// The open list, its allocation kept from search to search. An entry is the f-score's
+    /// [`key`] above the cell (the tie-break), so one integer comparison orders by f-score,
+    /// then by cell: the order a `(key, cell)` tuple gives, at half the size.
+    open: BinaryHeap<Reverse<u64>>,
 }
 
 impl Scratch {
@@ -213,6 +217,7 @@ impl Scratch {
             g: Vec::new(),
             parent: Vec::new(),
             expanded: 0,
+            open: BinaryHeap::new(),
         }
     }
 
@@ -317,6 +322,13 @@ fn key(f: f32) -> u64 {
     u64::from(f.to_bits())
 }
 
+/// An open-list entry: `f`'s key in the high 32 bits, the cell in the low, so the min-heap pops
+/// by f-score and breaks ties by cell, as a `(key, cell)` pair would.
+#[inline]
+fn entry(f: f32, cell: u32) -> Reverse<u64> {
+    Reverse((key(f) << 32) | u64::from(cell))
+}
+
 /// The octile length of a (dx, dy) offset: the shortest 8-connected walk, a lower bound of any
 /// path's cost over it.
 #[inline]
@@ -376,11 +388,12 @@ pub fn search(
     if grid.cost(start as usize).is_infinite() || f0 >= bound {
         return None;
     }
-    let mut open: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
     let k = s.touch(sx, sy);
     (s.g[k], s.parent[k]) = (0.0, start);
-    open.push(Reverse((key(f0), start)));
-    while let Some(Reverse((_, c))) = open.pop() {
+    s.open.clear();
+    s.open.push(entry(f0, start));
+    while let Some(Reverse(e)) = s.open.pop() {
+        let c = e as u32;
         let (cx, cy) = (c as usize / n, c as usize % n);
         let kc = s.find(cx, cy).expect("a queued cell was reached");
         if s.parent[kc] & CLOSED != 0 {
@@ -418,7 +431,7 @@ pub fn search(
             }
             let k = found.unwrap_or_else(|| s.touch(nx, ny));
             (s.g[k], s.parent[k]) = (g, c);
-            open.push(Reverse((key(f), ni as u32)));
+            s.open.push(entry(f, ni as u32));
         }
     }
     None
