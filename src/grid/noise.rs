@@ -54,10 +54,12 @@ impl Fbm {
     }
 }
 
-/// A low-frequency field sampled on a fixed (LATTICE_CELLS + 1)² grid of the normalised square.
+/// A low-frequency field sampled on a fixed (cells + 1)² grid of the normalised square,
+/// [`LATTICE_CELLS`] cells a side unless made by [`Lattice::sample_cells`].
 #[derive(Clone, Debug)]
 pub struct Lattice {
     values: Vec<f32>,
+    cells: usize,
 }
 
 impl Lattice {
@@ -65,35 +67,42 @@ impl Lattice {
     /// extra ring of samples outside the square keeps the bicubic read as accurate at the map's
     /// edge as inside it.
     pub fn sample(field: impl Fn(f32, f32) -> f32 + Sync) -> Lattice {
-        let side = LATTICE_CELLS + 3;
+        Lattice::sample_cells(LATTICE_CELLS, field)
+    }
+
+    /// [`Lattice::sample`] on a lattice of `cells` cells a side (at least 1). A bicubic read
+    /// stays within [`LATTICE_TOLERANCE`] for octaves up to [`cubic_max_frequency`]`(cells)`.
+    pub fn sample_cells(cells: usize, field: impl Fn(f32, f32) -> f32 + Sync) -> Lattice {
+        let cells = cells.max(1);
+        let side = cells + 3;
         let mut values = vec![0.0f32; side * side];
         values
             .par_chunks_mut(side)
             .enumerate()
             .for_each(|(i, row)| {
-                let u = (i as f32 - 1.0) / LATTICE_CELLS as f32;
+                let u = (i as f32 - 1.0) / cells as f32;
                 for (j, value) in row.iter_mut().enumerate() {
-                    *value = field(u, (j as f32 - 1.0) / LATTICE_CELLS as f32);
+                    *value = field(u, (j as f32 - 1.0) / cells as f32);
                 }
             });
-        Lattice { values }
+        Lattice { values, cells }
     }
 
-    /// Sample (i, j) of the lattice, i and j in −1 ..= LATTICE_CELLS + 1 (offset by one).
+    /// Sample (i, j) of the lattice, i and j in −1 ..= cells + 1 (offset by one).
     #[inline]
     fn get(&self, i: usize, j: usize) -> f32 {
-        self.values[i * (LATTICE_CELLS + 3) + j]
+        self.values[i * (self.cells + 3) + j]
     }
 
     /// The lattice cell holding normalised position (u, v) (clamped onto the square) and the
     /// position's fraction across it.
     #[inline]
-    fn cell(u: f32, v: f32) -> (usize, usize, f32, f32) {
-        let n = LATTICE_CELLS as f32;
+    fn cell(&self, u: f32, v: f32) -> (usize, usize, f32, f32) {
+        let n = self.cells as f32;
         let fu = (u * n).clamp(0.0, n);
         let fv = (v * n).clamp(0.0, n);
-        let i = (fu as usize).min(LATTICE_CELLS - 1);
-        let j = (fv as usize).min(LATTICE_CELLS - 1);
+        let i = (fu as usize).min(self.cells - 1);
+        let j = (fv as usize).min(self.cells - 1);
         (i, j, fu - i as f32, fv - j as f32)
     }
 
@@ -101,7 +110,7 @@ impl Lattice {
     /// square are clamped onto it.
     #[inline]
     pub fn at(&self, u: f32, v: f32) -> f32 {
-        let (i, j, tu, tv) = Self::cell(u, v);
+        let (i, j, tu, tv) = self.cell(u, v);
         let (i, j) = (i + 1, j + 1);
         let near = self.get(i, j) + (self.get(i, j + 1) - self.get(i, j)) * tv;
         let far = self.get(i + 1, j) + (self.get(i + 1, j + 1) - self.get(i + 1, j)) * tv;
@@ -112,9 +121,9 @@ impl Lattice {
     /// in value and slope across lattice lines, so a hillshade shows no lattice grid.
     #[inline]
     pub fn at_cubic(&self, u: f32, v: f32) -> f32 {
-        let (i, j, tu, tv) = Self::cell(u, v);
+        let (i, j, tu, tv) = self.cell(u, v);
         let (wu, wv) = (catmull_rom(tu), catmull_rom(tv));
-        let side = LATTICE_CELLS + 3;
+        let side = self.cells + 3;
         let mut sum = 0.0;
         // Offset storage: sample i − 1 of the square is stored at i.
         for (a, wa) in wu.iter().enumerate() {
@@ -131,6 +140,12 @@ impl Lattice {
     pub fn samples(&self) -> &[f32] {
         &self.values
     }
+}
+
+/// The highest octave frequency (per map) a bicubic read of a `cells`-cell lattice stays within
+/// [`LATTICE_TOLERANCE`] for: the [`CUBIC_MAX_FREQUENCY`] of the default lattice, scaled.
+pub fn cubic_max_frequency(cells: usize) -> f32 {
+    CUBIC_MAX_FREQUENCY * cells as f32 / LATTICE_CELLS as f32
 }
 
 /// Catmull-Rom weights of the four samples around fractional position `t` ∈ [0, 1].
@@ -153,6 +168,11 @@ fn catmull_rom(t: f32) -> [f32; 4] {
 pub struct SplitFbm {
     coarse: Lattice,
     fine: Fbm,
+    /// The fine octaves on a lattice, read bicubically instead of evaluated, where
+    /// [`SplitFbm::with_fine_lattice`] made one.
+    fine_lattice: Option<Lattice>,
+    /// The fine octaves' highest frequency, per map.
+    fine_top: f32,
     coarse_weight: f32,
     fine_weight: f32,
 }
@@ -171,9 +191,32 @@ impl SplitFbm {
                 frequency * 2f32.powi(coarse),
                 fine,
             ),
+            fine_lattice: None,
+            fine_top: frequency * 2f32.powi(coarse + fine - 1),
             coarse_weight: bound(coarse) / total,
             fine_weight: 0.5f32.powi(coarse) * bound(fine) / total,
         }
+    }
+
+    /// The cells a side of the smallest power-of-two lattice whose bicubic read holds the fine
+    /// octaves within [`LATTICE_TOLERANCE`].
+    pub fn fine_lattice_cells(&self) -> usize {
+        let mut cells = LATTICE_CELLS;
+        while cubic_max_frequency(cells) < self.fine_top {
+            cells *= 2;
+        }
+        cells
+    }
+
+    /// Samples the fine octaves on a [`SplitFbm::fine_lattice_cells`] lattice and reads them
+    /// from it from now on: within [`LATTICE_TOLERANCE`] × [`SplitFbm::fine_bound`] of the
+    /// evaluated octaves, and cheaper wherever more than one pixel falls in a lattice cell.
+    pub fn with_fine_lattice(mut self) -> SplitFbm {
+        let fine = &self.fine;
+        self.fine_lattice = Some(Lattice::sample_cells(self.fine_lattice_cells(), |u, v| {
+            fine.at(u, v)
+        }));
+        self
     }
 
     /// The coarse octaves' share of the field at (u, v).
@@ -185,7 +228,11 @@ impl SplitFbm {
     /// The fine octaves' share of the field at (u, v).
     #[inline]
     pub fn fine_at(&self, u: f32, v: f32) -> f32 {
-        self.fine_weight * self.fine.at(u, v)
+        let fine = match &self.fine_lattice {
+            Some(lattice) => lattice.at_cubic(u, v),
+            None => self.fine.at(u, v),
+        };
+        self.fine_weight * fine
     }
 
     /// The largest magnitude the fine share can take.
@@ -279,6 +326,26 @@ mod tests {
         assert!(
             worst <= 0.001,
             "split differs from the whole fBm by {worst}"
+        );
+    }
+
+    #[test]
+    fn a_fine_lattice_holds_the_fine_octaves_within_tolerance() {
+        let evaluated = SplitFbm::new(77, 3.0, 4, 3);
+        // Octaves 48, 96 and 192 per map: 2048 cells keep 10⅔ of them per wavelength.
+        assert_eq!(evaluated.fine_lattice_cells(), 2048);
+        let read = SplitFbm::new(77, 3.0, 4, 3).with_fine_lattice();
+        let mut worst = 0.0f32;
+        for i in 0..200_000u32 {
+            let u = (i as f32 * 0.618_034).fract();
+            let v = (i as f32 * 0.754_877_7).fract();
+            worst = worst.max((read.fine_at(u, v) - evaluated.fine_at(u, v)).abs());
+        }
+        let bound = LATTICE_TOLERANCE * evaluated.fine_bound();
+        assert!(worst <= bound, "fine lattice off by {worst} > {bound}");
+        assert!(
+            worst > 0.0,
+            "a lattice that never differs is not interpolating"
         );
     }
 

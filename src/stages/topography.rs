@@ -310,12 +310,7 @@ impl Shape {
         }
         let mut shape = Shape {
             params: *p,
-            base: SplitFbm::new(
-                seed.wrapping_add(BASE_SEED_OFFSET),
-                BASE_FREQUENCY,
-                BASE_COARSE_OCTAVES,
-                BASE_FINE_OCTAVES,
-            ),
+            base: base_noise(seed, p.map_size),
             coast,
             warp,
             trench,
@@ -488,6 +483,24 @@ impl Shape {
         let falloff = (d - FALLOFF_START).max(0.0);
         LAND_LIFT + NOISE_AMP * self.base.coarse_at(u, v) + CORE_AMP * core + SPINE_AMP * spine
             - FALLOFF_AMP * falloff * falloff
+    }
+}
+
+/// The base fBm of the stage's `seed`. On maps with more pixels a side than its fine octaves'
+/// lattice has cells, the fine octaves are read from that lattice (within a millimetre-scale
+/// bound of evaluating them, see [`SplitFbm::with_fine_lattice`]) instead of evaluated three
+/// times per pixel; smaller maps evaluate them, so up to that size every height is exact.
+fn base_noise(seed: i32, map_size: usize) -> SplitFbm {
+    let base = SplitFbm::new(
+        seed.wrapping_add(BASE_SEED_OFFSET),
+        BASE_FREQUENCY,
+        BASE_COARSE_OCTAVES,
+        BASE_FINE_OCTAVES,
+    );
+    if map_size > base.fine_lattice_cells() {
+        base.with_fine_lattice()
+    } else {
+        base
     }
 }
 
