@@ -135,6 +135,36 @@ impl Lattice {
         sum
     }
 
+    /// The lattice's bicubic read down the column at `u`: the four lattice rows around `u`
+    /// blended once by their Catmull-Rom weights, so each read down the column is a 1-D
+    /// Catmull-Rom of four values. Bit-identical to [`Lattice::at_cubic_across`]; a different
+    /// summation order from [`Lattice::at_cubic`], which differs from both in the last bits.
+    pub fn cubic_column(&self, u: f32) -> CubicColumn {
+        let (i, _, tu, _) = self.cell(u, 0.0);
+        let wu = catmull_rom(tu);
+        let line = (0..self.cells + 3).map(|j| self.blend(&wu, i, j)).collect();
+        CubicColumn {
+            line,
+            cells: self.cells,
+        }
+    }
+
+    /// The bicubic read at (u, v), summed across u first (see [`Lattice::cubic_column`]).
+    #[inline]
+    pub fn at_cubic_across(&self, u: f32, v: f32) -> f32 {
+        let (i, j, tu, tv) = self.cell(u, v);
+        let wu = catmull_rom(tu);
+        let line = [0, 1, 2, 3].map(|b| self.blend(&wu, i, j + b));
+        dot4(&catmull_rom(tv), &line)
+    }
+
+    /// Stored samples (i + a, j) for a in 0..4 (offset storage), weighted by `wu`.
+    #[inline]
+    fn blend(&self, wu: &[f32; 4], i: usize, j: usize) -> f32 {
+        let side = self.cells + 3;
+        dot4(wu, &[0, 1, 2, 3].map(|a| self.values[(i + a) * side + j]))
+    }
+
     /// Every lattice sample, the outer ring included (for quantiles over the field's own
     /// distribution).
     pub fn samples(&self) -> &[f32] {
@@ -146,6 +176,32 @@ impl Lattice {
 /// [`LATTICE_TOLERANCE`] for: the [`CUBIC_MAX_FREQUENCY`] of the default lattice, scaled.
 pub fn cubic_max_frequency(cells: usize) -> f32 {
     CUBIC_MAX_FREQUENCY * cells as f32 / LATTICE_CELLS as f32
+}
+
+/// One column of a lattice's bicubic read, from [`Lattice::cubic_column`].
+pub struct CubicColumn {
+    line: Vec<f32>,
+    cells: usize,
+}
+
+impl CubicColumn {
+    /// The read at `v` down the column (clamped onto the square, as every lattice read is).
+    #[inline]
+    pub fn at(&self, v: f32) -> f32 {
+        let n = self.cells as f32;
+        let fv = (v * n).clamp(0.0, n);
+        let j = (fv as usize).min(self.cells - 1);
+        dot4(
+            &catmull_rom(fv - j as f32),
+            &[0, 1, 2, 3].map(|b| self.line[j + b]),
+        )
+    }
+}
+
+/// w · x, summed in one fixed order (every bicubic read that must agree bit for bit uses it).
+#[inline]
+fn dot4(w: &[f32; 4], x: &[f32; 4]) -> f32 {
+    w[0] * x[0] + w[1] * x[1] + w[2] * x[2] + w[3] * x[3]
 }
 
 /// Catmull-Rom weights of the four samples around fractional position `t` ∈ [0, 1].
@@ -229,10 +285,20 @@ impl SplitFbm {
     #[inline]
     pub fn fine_at(&self, u: f32, v: f32) -> f32 {
         let fine = match &self.fine_lattice {
-            Some(lattice) => lattice.at_cubic(u, v),
+            Some(lattice) => lattice.at_cubic_across(u, v),
             None => self.fine.at(u, v),
         };
         self.fine_weight * fine
+    }
+
+    /// The fine share down the column at `u`: bit-identical to [`SplitFbm::fine_at`], and,
+    /// from a fine lattice, a quarter of its work where several pixels share a lattice cell.
+    pub fn fine_column(&self, u: f32) -> FineColumn<'_> {
+        FineColumn {
+            split: self,
+            u,
+            lattice: self.fine_lattice.as_ref().map(|l| l.cubic_column(u)),
+        }
     }
 
     /// The largest magnitude the fine share can take.
@@ -244,6 +310,24 @@ impl SplitFbm {
     #[inline]
     pub fn at(&self, u: f32, v: f32) -> f32 {
         self.coarse_at(u, v) + self.fine_at(u, v)
+    }
+}
+
+/// [`SplitFbm::fine_column`]'s reader.
+pub struct FineColumn<'a> {
+    split: &'a SplitFbm,
+    u: f32,
+    lattice: Option<CubicColumn>,
+}
+
+impl FineColumn<'_> {
+    /// The fine share at `v` down the column.
+    #[inline]
+    pub fn at(&self, v: f32) -> f32 {
+        match &self.lattice {
+            Some(column) => self.split.fine_weight * column.at(v),
+            None => self.split.fine_at(self.u, v),
+        }
     }
 }
 
@@ -347,6 +431,34 @@ mod tests {
             worst > 0.0,
             "a lattice that never differs is not interpolating"
         );
+    }
+
+    #[test]
+    fn column_reads_are_the_point_reads_bit_for_bit() {
+        let f = Fbm::new(8, 20.0, 2);
+        let lattice = Lattice::sample_cells(300, |u, v| f.at(u, v));
+        for k in 0..40 {
+            let u = (k as f32 * 0.618_034).fract() * 1.1 - 0.05; // some off the square
+            let column = lattice.cubic_column(u);
+            for m in 0..500 {
+                let v = m as f32 / 499.0;
+                assert_eq!(
+                    column.at(v).to_bits(),
+                    lattice.at_cubic_across(u, v).to_bits()
+                );
+                assert!((column.at(v) - lattice.at_cubic(u, v)).abs() < 1e-5);
+            }
+        }
+        for split in [
+            SplitFbm::new(3, 3.0, 4, 3),
+            SplitFbm::new(3, 3.0, 4, 3).with_fine_lattice(),
+        ] {
+            let column = split.fine_column(0.37);
+            for m in 0..500 {
+                let v = m as f32 / 499.0;
+                assert_eq!(column.at(v).to_bits(), split.fine_at(0.37, v).to_bits());
+            }
+        }
     }
 
     #[test]

@@ -413,13 +413,19 @@ impl Shape {
     /// The mainland's raw height at normalised (u, v): noise + spine − falloff, Trench-clamped.
     /// The base noise's fine octaves are skipped on the deep seabed, where they fade to nothing.
     pub fn height(&self, u: f32, v: f32, sea: f32) -> f32 {
+        self.height_with(u, v, sea, || self.base.fine_at(u, v))
+    }
+
+    /// [`Shape::height`] with the base noise's fine share from `fine` (read only where needed).
+    #[inline]
+    fn height_with(&self, u: f32, v: f32, sea: f32, fine: impl FnOnce() -> f32) -> f32 {
         let coarse = self.smooth_height(u, v, sea);
         let depth = sea - coarse;
         let h = if depth >= DEEP_SEABED {
             coarse
         } else {
             let fade = smoothstep(DEEP_SEABED, DEEP_SEABED - DEEP_FADE, depth);
-            coarse + fade * NOISE_AMP * self.base.fine_at(u, v)
+            coarse + fade * NOISE_AMP * fine()
         };
         h.min(self.trench_cap(u, v, sea))
     }
@@ -528,10 +534,11 @@ pub fn topography(shape: &Shape, on_column: &(dyn Fn() + Sync)) -> Topography {
         .enumerate()
         .for_each(|(x, (mut column, mut zone))| {
             let u = normalised(x, n);
+            let fine = shape.base.fine_column(u);
             for y in 0..n {
                 let v = normalised(y, n);
                 let sea = p.sea.at(y);
-                let mut h = shape.height(u, v, sea);
+                let mut h = shape.height_with(u, v, sea, || fine.at(v));
                 if let Some((lattice, threshold)) = &islets {
                     let w = islet_weight(h, sea, u, v);
                     if w > 0.0 {
