@@ -98,12 +98,9 @@ impl Lattice {
     /// position's fraction across it.
     #[inline]
     fn cell(&self, u: f32, v: f32) -> (usize, usize, f32, f32) {
-        let n = self.cells as f32;
-        let fu = (u * n).clamp(0.0, n);
-        let fv = (v * n).clamp(0.0, n);
-        let i = (fu as usize).min(self.cells - 1);
-        let j = (fv as usize).min(self.cells - 1);
-        (i, j, fu - i as f32, fv - j as f32)
+        let (i, tu) = axis(u, self.cells);
+        let (j, tv) = axis(v, self.cells);
+        (i, j, tu, tv)
     }
 
     /// The field at normalised position (u, v), bilinearly interpolated; positions outside the
@@ -188,14 +185,19 @@ impl CubicColumn {
     /// The read at `v` down the column (clamped onto the square, as every lattice read is).
     #[inline]
     pub fn at(&self, v: f32) -> f32 {
-        let n = self.cells as f32;
-        let fv = (v * n).clamp(0.0, n);
-        let j = (fv as usize).min(self.cells - 1);
-        dot4(
-            &catmull_rom(fv - j as f32),
-            &[0, 1, 2, 3].map(|b| self.line[j + b]),
-        )
+        let (j, tv) = axis(v, self.cells);
+        dot4(&catmull_rom(tv), &[0, 1, 2, 3].map(|b| self.line[j + b]))
     }
+}
+
+/// The lattice cell along one axis holding normalised coordinate `t` (clamped onto the square)
+/// and the fraction across it.
+#[inline]
+fn axis(t: f32, cells: usize) -> (usize, f32) {
+    let n = cells as f32;
+    let f = (t * n).clamp(0.0, n);
+    let k = (f as usize).min(cells - 1);
+    (k, f - k as f32)
 }
 
 /// w · x, summed in one fixed order (every bicubic read that must agree bit for bit uses it).
