@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use islagen::config::Config;
 use islagen::progress::Progress;
-use islagen::serve::{self, tiles, ServeOptions};
+use islagen_serve::{self as serve, tiles, ServeOptions};
 
 struct Args {
     size: u32,

@@ -99,7 +99,7 @@ enum Command {
         #[arg(default_value = ".")]
         dir: PathBuf,
         /// Port to listen on (0: any free port).
-        #[arg(long, default_value_t = islagen::serve::DEFAULT_PORT)]
+        #[arg(long, default_value_t = islagen_serve::DEFAULT_PORT)]
         port: u16,
         /// Address to listen on; anything but loopback shares the folder on the network.
         #[arg(long, default_value = "127.0.0.1")]
@@ -980,9 +980,9 @@ fn serve(
     bind: std::net::IpAddr,
     allow_host: Vec<String>,
 ) -> Result<ExitCode> {
-    let mut opts = islagen::serve::ServeOptions::new(dir.clone(), (bind, port).into());
+    let mut opts = islagen_serve::ServeOptions::new(dir.clone(), (bind, port).into());
     opts.allowed_hosts = allow_host;
-    let server = islagen::serve::start(opts)?;
+    let server = islagen_serve::start(opts)?;
     if !bind.is_loopback() {
         eprintln!(
             "warning: listening on {bind}: anyone who can reach this machine on port {} can browse {} and start generations",
@@ -991,7 +991,7 @@ fn serve(
         );
     }
     println!("serving {} at {}", dir.display(), server.url());
-    islagen::serve::serve_until_signal(server).context("waiting for a stop signal")?;
+    islagen_serve::serve_until_signal(server).context("waiting for a stop signal")?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use islagen::config::Config;
 use islagen::pipeline::{self, SidecarLayout};
 use islagen::progress::Progress;
-use islagen::serve::{self, ServeOptions, Server};
+use islagen_serve::{self as serve, ServeOptions, Server};
 use serde_json::{json, Value};
 
 /// A folder of worlds shared by the read-only tests: a generated 512 world with its

@@ -35,8 +35,8 @@ use islagen::config::Config;
 use islagen::exports::SeaLevel;
 use islagen::pipeline;
 use islagen::progress::Progress;
-use islagen::serve::{self, ServeOptions, Server};
 use islagen::units::raw_to_m;
+use islagen_serve::{self as serve, ServeOptions, Server};
 use serde_json::{json, Value};
 
 /// How long one wait for the page may take before the test fails, naming what it waited for.

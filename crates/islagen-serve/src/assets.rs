@@ -22,7 +22,7 @@ const TEXT: &str = "text/plain; charset=utf-8";
 
 macro_rules! web {
     ($path:literal, $type:expr) => {
-        ($path, include_bytes!(concat!("../../web/", $path)), $type)
+        ($path, include_bytes!(concat!("../web/", $path)), $type)
     };
 }
 

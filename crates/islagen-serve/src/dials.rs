@@ -1,6 +1,6 @@
 //! The dial table (`/api/dials`) and the validation of a config the page posts.
 //!
-//! The dials are ServerConfig.json keys with the ranges [`crate::config::Config::from_raw`]
+//! The dials are ServerConfig.json keys with the ranges [`islagen::config::Config::from_raw`]
 //! applies; a config the page posts goes through that same validation ([`validate`]), and
 //! where the file loader would clamp a value, restore one, or ignore a key, the server refuses
 //! the config and names the key (a dial never shows a value the generator would not use). A
@@ -9,7 +9,7 @@
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::config::{Config, ConfigError, LoadedConfig, KNOWN_KEYS, SHELF_EDGE_MAX_SHIFT_M};
+use islagen::config::{Config, ConfigError, LoadedConfig, KNOWN_KEYS, SHELF_EDGE_MAX_SHIFT_M};
 
 /// The side of the preview world.
 pub const PREVIEW_SIZE: u32 = 512;
@@ -472,7 +472,7 @@ pub fn validate(config: &Value, size: u32, seed: i32) -> Result<Config, Vec<KeyE
     let mut errors = Vec::new();
     for (k, v) in object {
         if !KNOWN_KEYS.contains(&k.as_str()) {
-            let hint = crate::config::suggest_key(k)
+            let hint = islagen::config::suggest_key(k)
                 .map(|s| format!("; did you mean {s}?"))
                 .unwrap_or_default();
             errors.push(key_error(k, format!("not a key islagen reads{hint}")));

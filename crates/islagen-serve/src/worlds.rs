@@ -1,7 +1,7 @@
 //! Loaded blueprints, cached by (path, modification time, length) so a rewritten file is read
 //! again and an unchanged one only once.
 //!
-//! Guarantees: a blueprint is read by the hostile-input reader ([`crate::blueprint::read`],
+//! Guarantees: a blueprint is read by the hostile-input reader ([`islagen::blueprint::read`],
 //! without its grids for v2) once however many requests ask for it at the same time; a failed
 //! read is kept as its message (for the same file version) and never retried in a loop; the
 //! cache holds at most `max_worlds` worlds and, beyond the one most recently used, at most
@@ -26,9 +26,9 @@ use std::time::UNIX_EPOCH;
 use rayon::prelude::*;
 
 use super::grids::{GridError, Grids};
-use crate::blueprint::{self, Blueprint, Format};
-use crate::exports::SeaLevel;
-use crate::units::METRES_PER_RAW;
+use islagen::blueprint::{self, Blueprint, Format};
+use islagen::exports::SeaLevel;
+use islagen::units::METRES_PER_RAW;
 
 /// Identifies one version of one file.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -325,8 +325,8 @@ const MAX_SECTIONS: usize = 1 << 16;
 /// [`VARIABLE_EXPANSION`]; v1 (fixed 8-byte pixel records, read whole) 5 bytes a pixel plus its
 /// town and road tail.
 pub fn estimate_bytes(mut file: &std::fs::File, whole: bool) -> Result<u64, String> {
-    use crate::blueprint::format::*;
-    use crate::serve::catalogue::{parse_header, HEADER_LEN};
+    use crate::catalogue::{parse_header, HEADER_LEN};
+    use islagen::blueprint::format::*;
     use std::io::{Read, Seek, SeekFrom};
     let len = file.metadata().map_err(|e| e.to_string())?.len();
     let mut read_at = |buf: &mut [u8], at: u64| {
@@ -372,27 +372,30 @@ pub fn held_bytes(bp: &Blueprint) -> u64 {
     let list = |cap: usize, item: usize| if cap == 0 { 0 } else { block(cap * item) };
     let mut bytes = (bp.heights.len() * size_of::<f32>() + bp.biomes.len()) as u64;
     bytes += bp.water_ids.as_ref().map_or(0, |ids| ids.len() as u64 * 2);
-    if let Some(crate::blueprint::WaterSurface::Grid(g)) = &bp.water_surface {
+    if let Some(islagen::blueprint::WaterSurface::Grid(g)) = &bp.water_surface {
         bytes += g.len() as u64 * 2;
     }
-    bytes += list(bp.towns.capacity(), size_of::<crate::blueprint::Town>());
+    bytes += list(bp.towns.capacity(), size_of::<islagen::blueprint::Town>());
     let bodies = bp.water_bodies.as_ref().map_or(0, Vec::capacity);
-    bytes += list(bodies, size_of::<crate::blueprint::WaterBody>());
-    for tier in crate::blueprint::RoadTier::ALL {
+    bytes += list(bodies, size_of::<islagen::blueprint::WaterBody>());
+    for tier in islagen::blueprint::RoadTier::ALL {
         let paths = bp.roads.tier(*tier);
-        bytes += list(paths.capacity(), size_of::<crate::blueprint::RoadPath>());
+        bytes += list(paths.capacity(), size_of::<islagen::blueprint::RoadPath>());
         bytes += paths
             .iter()
             .map(|p| list(p.capacity(), size_of::<[f32; 2]>()))
             .sum::<u64>();
     }
     if let Some(net) = &bp.rivers {
-        bytes += list(net.rivers.capacity(), size_of::<crate::blueprint::River>());
+        bytes += list(
+            net.rivers.capacity(),
+            size_of::<islagen::blueprint::River>(),
+        );
         for r in &net.rivers {
             bytes += list(r.reaches.capacity(), 2);
             bytes += list(
                 r.points.capacity(),
-                size_of::<crate::blueprint::RiverPoint>(),
+                size_of::<islagen::blueprint::RiverPoint>(),
             );
         }
     }
@@ -493,7 +496,7 @@ impl World {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blueprint::{sample, write_v1_file, write_v2_file};
+    use islagen::blueprint::{sample, write_v1_file, write_v2_file};
 
     /// A 256² world whose trails are `paths` empty paths: 4 bytes each on disk, 24 in memory.
     fn world_with_paths(dir: &Path, name: &str, paths: usize) -> PathBuf {
@@ -513,7 +516,7 @@ mod tests {
         let roads = world_with_paths(dir.path(), "roads.dat", 1 << 20);
         let v1 = dir.path().join("v1.dat");
         write_v1_file(&v1, &sample::full(256, 2)).unwrap();
-        let read = |path: &Path| crate::blueprint::read_file_without_grids(path).unwrap();
+        let read = |path: &Path| islagen::blueprint::read_file_without_grids(path).unwrap();
         for path in [&plain, &roads, &v1] {
             let held = held_bytes(&read(path).blueprint);
             let estimate = estimate_bytes(&std::fs::File::open(path).unwrap(), false).unwrap();

@@ -20,7 +20,7 @@ use std::time::UNIX_EPOCH;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::blueprint::format::{
+use islagen::blueprint::format::{
     MAX_MAP_SIZE, MIN_MAP_SIZE, PRMS, V1_FIRST_BYTE, V1_HEADER, V2_MAGIC, V2_VERSION,
 };
 

@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::pipeline::{self, GenerateError};
-use crate::progress::{Progress, Stop};
-use crate::render;
+use islagen::pipeline::{self, GenerateError};
+use islagen::progress::{Progress, Stop};
+use islagen::render;
 
 use super::api::ApiError;
 use super::dials::{validate_preview, PREVIEW_SIZE};
@@ -150,7 +150,7 @@ fn make(req: &PreviewRequest, progress: Progress) -> Result<Preview, ApiError> {
         // Roads are the slowest stage and only the roads picture shows them.
         config.skip_roads = true;
     }
-    let seed = crate::seed::resolve(config.world_seed);
+    let seed = islagen::seed::resolve(config.world_seed);
     let started = Instant::now();
     let stopped = |stop: Stop| match stop {
         Stop::Cancelled => ApiError::conflict("the preview was superseded or abandoned"),

@@ -12,8 +12,8 @@ use std::fs::File;
 
 use ndarray::Array2;
 
-use crate::blueprint::format::{grid_cell_len, BIOM, HGTS, SECTION_FRAME_LEN, WBID};
-use crate::blueprint::{Blueprint, Loaded, Tag};
+use islagen::blueprint::format::{grid_cell_len, BIOM, HGTS, SECTION_FRAME_LEN, WBID};
+use islagen::blueprint::{Blueprint, Loaded, Tag};
 
 /// The longest run of bytes read in one call, bytes (a column span longer than this is read in
 /// pieces).
@@ -55,7 +55,7 @@ pub struct FileGrids {
 
 impl Grids {
     /// The grids of `loaded`, parsed from `file` (named `name`) by
-    /// [`crate::blueprint::read::read_without_grids`]: in the file when its sections say where,
+    /// [`islagen::blueprint::read::read_without_grids`]: in the file when its sections say where,
     /// else in memory. The same open file is read, so a file renamed over meanwhile is not.
     pub fn of(loaded: &Loaded, file: File, name: &str) -> Grids {
         let payload = |tag: Tag| {
@@ -93,7 +93,7 @@ impl Grids {
     }
 
     /// Biome ordinals at every (xs[i], ys[j]); `ys` ascending. An ordinal read from the file is
-    /// not checked (see [`crate::blueprint::Biome::ALL`]).
+    /// not checked (see [`islagen::blueprint::Biome::ALL`]).
     pub fn biomes(
         &self,
         bp: &Blueprint,
@@ -205,7 +205,7 @@ impl FileGrids {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blueprint::{read_file, read_file_without_grids, sample, write_v2_file};
+    use islagen::blueprint::{read_file, read_file_without_grids, sample, write_v2_file};
 
     /// Read by position, the grids are the file's, pixel for pixel; a file truncated while
     /// served is a typed error naming the section and byte, never a crash.

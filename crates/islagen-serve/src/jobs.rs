@@ -154,7 +154,7 @@ impl Jobs {
             )));
         }
         let checked = validate(&config, req.size, req.seed).map_err(super::preview::refused)?;
-        let seed = crate::seed::resolve(checked.world_seed);
+        let seed = islagen::seed::resolve(checked.world_seed);
         let n = j.n + 1;
         let tmp = root.join(format!(".islagen-job-{n}-{}", std::process::id()));
         let io = |e: std::io::Error| ApiError::internal(format!("starting the job: {e}"));
@@ -163,7 +163,7 @@ impl Jobs {
         file_config.insert("MapSize".into(), json!(req.size));
         file_config.insert("WorldSeed".into(), json!(seed));
         let config_path = tmp.join("ServerConfig.json");
-        let written = crate::output::write_bytes_atomically(
+        let written = islagen::output::write_bytes_atomically(
             &config_path,
             serde_json::to_string_pretty(&file_config)
                 .unwrap_or_default()
@@ -196,7 +196,7 @@ impl Jobs {
             state: State::Running,
             stage: "starting".into(),
             expected: BASE_STAGES
-                + usize::from(checked.erosion.model != crate::config::ErosionModel::Off)
+                + usize::from(checked.erosion.model != islagen::config::ErosionModel::Off)
                 - usize::from(checked.skip_roads)
                 - usize::from(!checked.rivers),
             ..Job::default()

@@ -1090,7 +1090,7 @@ mod tests {
 
     #[test]
     fn shipped_server_config_is_the_defaults() {
-        let text = include_str!("../config/ServerConfig.json");
+        let text = include_str!("../../../config/ServerConfig.json");
         let l = load(text).unwrap();
         assert_eq!(l.config, Config::default());
         assert!(l.warnings.is_empty());
@@ -1198,7 +1198,7 @@ mod tests {
             assert!(l.unknown_keys.is_empty(), "{key} is not a RawConfig field");
         }
         let defaults: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(include_str!("../config/ServerConfig.json")).unwrap();
+            serde_json::from_str(include_str!("../../../config/ServerConfig.json")).unwrap();
         let mut listed: Vec<&str> = defaults.keys().map(String::as_str).collect();
         let mut known = KNOWN_KEYS.to_vec();
         listed.sort_unstable();

@@ -11,7 +11,11 @@ fn main() {
         .map(|s| s.trim().to_string())
         .unwrap_or_default();
     println!("cargo:rustc-env=ISLAGEN_GIT_HASH={hash}");
-    for path in [".git/HEAD", ".git/refs/heads", ".git/packed-refs"] {
+    for path in [
+        "../../.git/HEAD",
+        "../../.git/refs/heads",
+        "../../.git/packed-refs",
+    ] {
         if std::path::Path::new(path).exists() {
             println!("cargo:rerun-if-changed={path}");
         }

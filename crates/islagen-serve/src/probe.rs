@@ -7,9 +7,9 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::blueprint::format::WaterBodyType;
-use crate::blueprint::RoadTier;
-use crate::units::{metres_per_px, METRES_PER_RAW};
+use islagen::blueprint::format::WaterBodyType;
+use islagen::blueprint::RoadTier;
+use islagen::units::{metres_per_px, METRES_PER_RAW};
 
 use super::api::ApiError;
 use super::worlds::World;
@@ -95,7 +95,7 @@ pub fn probe(w: &World, q: &ProbeQuery) -> Result<Value, ApiError> {
         "x_m": q.x * f64::from(mpp),
         "y_m": q.y * f64::from(mpp),
         "height_m": height_m,
-        "biome": crate::blueprint::Biome::from_ordinal(i64::from(ordinal)).map(|b| b.label()),
+        "biome": islagen::blueprint::Biome::from_ordinal(i64::from(ordinal)).map(|b| b.label()),
         "water": water,
         "town": town,
         "road": road,

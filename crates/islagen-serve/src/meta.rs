@@ -9,9 +9,9 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use crate::blueprint::format::WaterBodyType;
-use crate::blueprint::{Format, RoadTier};
-use crate::units::{metres_per_px, METRES_PER_RAW, WORLD_SIZE_M};
+use islagen::blueprint::format::WaterBodyType;
+use islagen::blueprint::{Format, RoadTier};
+use islagen::units::{metres_per_px, METRES_PER_RAW, WORLD_SIZE_M};
 
 use super::paths::id_of;
 use super::tiles::{max_zoom, Layer, TILE};
@@ -145,7 +145,7 @@ fn exports(root: &Path, dat: &Path, seed: i32) -> Vec<Value> {
     };
     visit(dir, false);
     // Not through a symlink: its names and sizes would describe files outside DIR.
-    let folder = crate::exports::folder_of(dir, seed);
+    let folder = islagen::exports::folder_of(dir, seed);
     if std::fs::symlink_metadata(&folder).is_ok_and(|m| m.is_dir()) {
         visit(&folder, true);
     }

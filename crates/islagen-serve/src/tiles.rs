@@ -15,11 +15,11 @@ use std::sync::Mutex;
 
 use ndarray::Array2;
 
-use crate::blueprint::format::WaterBodyType;
-use crate::blueprint::{Biome, RoadTier};
-use crate::render::{biome_colour, fill_all, road_line, town_marker, HeightRows, WATER_PALETTE};
-use crate::stages::sea::{SeaLevel, SeaModel};
-use crate::units::{metres_per_px, METRES_PER_RAW};
+use islagen::blueprint::format::WaterBodyType;
+use islagen::blueprint::{Biome, RoadTier};
+use islagen::render::{biome_colour, fill_all, road_line, town_marker, HeightRows, WATER_PALETTE};
+use islagen::stages::sea::{SeaLevel, SeaModel};
+use islagen::units::{metres_per_px, METRES_PER_RAW};
 
 use super::grids::GridError;
 use super::worlds::{FileKey, World};

@@ -1,6 +1,6 @@
 // islagen serve: the page's script. Plain modern JavaScript, no build step; Leaflet (vendored
 // under /static/vendor/leaflet/) draws the map. Everything the page shows comes from the HTTP
-// API of `islagen serve` (src/serve/): /api/worlds, /api/world, /api/tile, /api/probe,
+// API of `islagen serve` (crates/islagen-serve/src/): /api/worlds, /api/world, /api/tile, /api/probe,
 // /api/view.png, /api/file, /api/thumbnail.png, /api/dials, /api/preview, /api/generate,
 // /api/job, /api/job/cancel.
 //
