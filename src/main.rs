@@ -678,125 +678,13 @@ fn print_summary(
     written: &[pipeline::Written],
     elapsed: std::time::Duration,
 ) {
-    let s = &world.stats;
-    println!("==> Seed {} at MapSize {}", s.seed, s.map_size);
-    println!(
-        "    land {:.1} % of the map; mainland {} px; {} islets ({} px); {} lakes ({} px)",
-        s.land_fraction * 100.0,
-        s.mainland_px,
-        s.islets,
-        s.islet_px,
-        s.lakes,
-        s.lake_px
-    );
-    println!(
-        "    crater centre ({:.0}, {:.0}), radius {:.0} px",
-        s.crater_center[0], s.crater_center[1], world.crater.radius_px
-    );
-    let t = &world.towns;
-    println!(
-        "    towns: {} Capitol, {} Hubs (1 snow hub), {} Villages, {} Outposts, {} POIs",
-        t.placed[0], t.placed[1], t.placed[2], t.placed[3], t.placed[4]
-    );
-    let b = &world.basins;
-    println!(
-        "    basins (priority flood, not saved): {} depressions over {} cells; largest {} cells; deepest {:.1} m; median depth {:.2} m",
-        b.basins, b.filled_cells, b.largest_cells, b.max_depth_m, b.median_depth_m
-    );
-    if let Some(r) = &world.rivers {
-        println!(
-            "    rivers: {} rivers in {} systems ({:.0} % reach the sea, the rest a lake), {} reaches, {:.1} km; largest catchment {:.2} km²",
-            r.rivers,
-            r.systems,
-            r.to_sea * 100.0,
-            r.reaches,
-            r.length_km,
-            r.largest_catchment_km2
-        );
-    }
-    if let Some(r) = &world.roads {
-        let s = &r.stats;
-        println!(
-            "    roads: {} highway, {} branch, {} rugged, {} trail paths; bridges {} / {} / {} / {}; {} towns abandoned (over {:.0} % of MapSize from the network, or unreachable); {} nodes expanded",
-            s.paths[0],
-            s.paths[1],
-            s.paths[2],
-            s.paths[3],
-            s.bridges[0],
-            s.bridges[1],
-            s.bridges[2],
-            s.bridges[3],
-            s.abandoned,
-            islagen::stages::roads::ABANDON_FRACTION * 100.0,
-            s.expanded
-        );
-    }
-    if let Some(e) = &world.erosion {
-        let share = |px: usize| 100.0 * px as f64 / e.land_px.max(1) as f64;
-        let cell = islagen::stages::erosion::CELL_M;
-        println!(
-            "    erosion: {} droplets on land ({:.0} per km² of land), up to {:.0} m each, brush {:.0} m, on {cell} m cells; {} steps",
-            e.droplets_on_land,
-            e.per_land_km2,
-            e.lifetime_cells as f32 * cell,
-            e.brush_cells as f32 * cell,
-            e.steps
-        );
-        println!(
-            "    erosion: land carved past 0.5 / 5 / 10 m: {:.2} / {:.2} / {:.3} %; {} channel systems (≥ {:.0} m² at ≥ {} m); deepest {:.1} m, highest build-up {:.1} m",
-            share(e.carved_past[0]),
-            share(e.carved_past[1]),
-            share(e.carved_past[2]),
-            e.channel_systems,
-            islagen::stages::erosion::CHANNEL_SYSTEM_M2,
-            islagen::stages::erosion::CHANNEL_DEPTH_M,
-            e.max_carve_m,
-            e.max_deposit_m
-        );
-        for note in erosion_notes(config, e) {
-            println!("    note: {note}");
-        }
+    for line in pipeline::summary::lines(config, world) {
+        println!("{line}");
     }
     for w in written {
         println!("    wrote {} ({})", w.path.display(), human_bytes(w.bytes));
     }
     println!("    done in {elapsed:.2?}");
-}
-
-/// What the original's per-map erosion keys, when a config gives them, mean at this MapSize.
-fn erosion_notes(
-    config: &islagen::config::Config,
-    ran: &islagen::stages::erosion::ErosionStats,
-) -> Vec<String> {
-    use islagen::config::{DropletBudget, ErosionLength, DEFAULT_DROPLETS_PER_KM2};
-    let size = config.map_size;
-    let mut notes = Vec::new();
-    if let DropletBudget::Count(n) = config.erosion.droplets {
-        notes.push(format!(
-            "ErosionDropletCount {n} is a count over the whole map: at MapSize {size} that is {:.0} droplets per km² of land, and the same count erodes less per km² on a larger map. ErosionDropletDensity (default {DEFAULT_DROPLETS_PER_KM2}) gives the same erosion at every MapSize",
-            ran.per_land_km2
-        ));
-    }
-    for (key, length, metres_key) in [
-        (
-            "ErosionDropletLifetime",
-            config.erosion.lifetime,
-            "ErosionDropletDistance",
-        ),
-        (
-            "ErosionBrushRadius",
-            config.erosion.brush,
-            "ErosionBrushSize",
-        ),
-    ] {
-        if let ErosionLength::Cells(c) = length {
-            notes.push(format!(
-                "{key} {c} is in map cells: {:.0} m at MapSize {size} (and a different distance at another size); {metres_key} states it in metres",
-                length.metres(size)
-            ));
-        }
-    }
-    notes
 }
 
 fn starmade(cmd: StarmadeCommand) -> Result<ExitCode> {

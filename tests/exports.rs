@@ -11,7 +11,7 @@ use islagen::blueprint::format::WaterBodyType;
 use islagen::blueprint::{sample, Biome, Blueprint};
 use islagen::config::Config;
 use islagen::exports::heightmap::{self, HeightFormat};
-use islagen::exports::{geojson as gj, splat, SeaLevel};
+use islagen::exports::{geojson as gj, splat, RecordedSea};
 use islagen::pipeline;
 use islagen::progress::Progress;
 use islagen::units::raw_to_m;
@@ -31,7 +31,7 @@ fn world() -> &'static Blueprint {
 
 /// Metres above sea of pixel (x, y), as the exports compute them.
 fn metres(bp: &Blueprint, x: usize, y: usize) -> f32 {
-    raw_to_m(bp.heights[[x, y]] - SeaLevel::of(bp).raw)
+    raw_to_m(bp.heights[[x, y]] - RecordedSea::of(bp).raw)
 }
 
 fn read_png(path: &Path) -> (png::OutputInfo, Vec<u8>) {

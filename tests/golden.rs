@@ -224,6 +224,65 @@ fn golden_worlds_are_unchanged() {
 /// The overlapped export (`generate_and_export`, the command line's) writes exactly the files,
 /// in the same order with the same bytes, that `generate` then `export` write; only the v2
 /// provenance (the time of writing) may differ.
+/// `pipeline::stage_names` is what a run reports, for each branch the list has (erosion model,
+/// rivers, roads): `islagen serve`'s progress fraction divides by its length.
+#[test]
+fn the_stage_list_is_what_a_run_reports() {
+    use islagen::config::ErosionModel;
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("golden-stages");
+    let _ = std::fs::remove_dir_all(&root);
+    let mut config = Config::from_json("{}", "defaults").unwrap().config;
+    config.map_size = 256;
+    let writes = ["write v2", "write v1", "snapshots", "write roads"];
+    for (n, (model, rivers, skip_roads)) in [
+        (ErosionModel::Fluvial, true, false),
+        (ErosionModel::Droplets, false, true),
+        (ErosionModel::Off, true, true),
+        (ErosionModel::Off, false, false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        (config.erosion.model, config.rivers, config.skip_roads) = (model, rivers, skip_roads);
+        let sorted = |mut v: Vec<String>| {
+            v.sort();
+            v
+        };
+        let listed: Vec<String> = pipeline::stage_names(&config)
+            .into_iter()
+            .map(String::from)
+            .collect();
+        let progress = Progress::hidden();
+        pipeline::generate_and_export(
+            &config,
+            7,
+            &root.join(n.to_string()),
+            pipeline::SidecarLayout::Beside,
+            &progress,
+        )
+        .unwrap();
+        let reported = progress
+            .timings()
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        assert_eq!(
+            sorted(reported),
+            sorted(listed.clone()),
+            "{model:?} {rivers} {skip_roads}"
+        );
+        let progress = Progress::hidden();
+        pipeline::generate(&config, 7, &progress).unwrap();
+        let reported: Vec<String> = progress
+            .timings()
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        let without_writes = listed.into_iter().filter(|s| !writes.contains(&s.as_str()));
+        assert_eq!(reported, without_writes.collect::<Vec<_>>());
+    }
+}
+
 #[test]
 fn the_overlapped_export_writes_what_export_writes() {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("golden-overlap");

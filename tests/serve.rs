@@ -340,7 +340,7 @@ fn a_probe_reads_the_blueprint_in_metres() {
     let bp = islagen::blueprint::read_file(&f.root.join(W))
         .unwrap()
         .blueprint;
-    let sea = islagen::exports::SeaLevel::of(&bp).raw;
+    let sea = islagen::exports::RecordedSea::of(&bp).raw;
     for (x, y) in [(256.5, 256.25), (3.0, 500.9), (400.0, 100.0)] {
         let v = get(&s, &format!("api/probe?w={W}&x={x}&y={y}")).json();
         let (px, py) = (x as usize, y as usize);

@@ -32,7 +32,7 @@ use headless_chrome::protocol::cdp::Runtime::ConsoleAPICalledEventTypeOption;
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use islagen::blueprint::Blueprint;
 use islagen::config::Config;
-use islagen::exports::SeaLevel;
+use islagen::exports::RecordedSea;
 use islagen::pipeline;
 use islagen::progress::Progress;
 use islagen::units::raw_to_m;
@@ -333,7 +333,7 @@ fn world_dir(size: u32) -> (tempfile::TempDir, Blueprint) {
 
 /// Metres above sea level of pixel (x, y), as the readout shows them.
 fn metres(bp: &Blueprint, x: usize, y: usize) -> f64 {
-    raw_to_m(bp.heights[[x, y]] - SeaLevel::of(bp).raw) as f64
+    raw_to_m(bp.heights[[x, y]] - RecordedSea::of(bp).raw) as f64
 }
 
 /// Chromium, or `None` after saying why the test is skipped.

@@ -20,6 +20,8 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+pub use super::error::ApiError;
+use super::error::ApiResult;
 use super::tiles::{self, Layer, TileKey};
 use super::worlds::{FileKey, World};
 use super::{assets, catalogue, dials, jobs, paths, preview, probe, Shared};
@@ -28,92 +30,6 @@ use super::{assets, catalogue, dials, jobs, paths, preview, probe, Shared};
 pub const BODY_LIMIT: usize = 64 << 10;
 /// Widest `view.png`, pixels (and tallest).
 pub const MAX_VIEW_PX: usize = 4096;
-
-/// A failed request: its status, message and (for a rejected config) the per-key errors.
-#[derive(Debug)]
-pub struct ApiError {
-    /// HTTP status.
-    pub status: StatusCode,
-    /// What was wrong.
-    pub message: String,
-    /// Per-key errors of a rejected config.
-    pub errors: Option<Vec<dials::KeyError>>,
-}
-
-impl ApiError {
-    /// An error with `status`.
-    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError {
-            status,
-            message: message.into(),
-            errors: None,
-        }
-    }
-    /// 400.
-    pub fn bad_request(m: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, m)
-    }
-    /// 403.
-    pub fn forbidden(m: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::FORBIDDEN, m)
-    }
-    /// 404.
-    pub fn not_found(m: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, m)
-    }
-    /// 409.
-    pub fn conflict(m: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::CONFLICT, m)
-    }
-    /// 422.
-    pub fn unprocessable(m: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, m)
-    }
-    /// 500.
-    pub fn internal(m: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, m)
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let mut body = json!({ "error": self.message });
-        if let Some(errors) = self.errors {
-            body["errors"] = json!(errors);
-        }
-        (self.status, Json(body)).into_response()
-    }
-}
-
-/// A world's file that can no longer be read where its grids were: 422, naming the section and
-/// byte.
-impl From<super::grids::GridError> for ApiError {
-    fn from(e: super::grids::GridError) -> ApiError {
-        ApiError::unprocessable(e.to_string())
-    }
-}
-
-impl From<QueryRejection> for ApiError {
-    fn from(r: QueryRejection) -> ApiError {
-        ApiError::bad_request(r.body_text())
-    }
-}
-
-impl From<JsonRejection> for ApiError {
-    fn from(r: JsonRejection) -> ApiError {
-        let status = r.status();
-        let status = if status == StatusCode::PAYLOAD_TOO_LARGE {
-            status
-        } else if status.is_client_error() {
-            StatusCode::BAD_REQUEST
-        } else {
-            status
-        };
-        ApiError::new(status, r.body_text())
-    }
-}
-
-type ApiResult<T> = Result<T, ApiError>;
 
 /// Runs `work` on the blocking pool; a panic in it becomes a 500.
 pub async fn blocking<T: Send + 'static>(
@@ -189,7 +105,9 @@ struct WorldQuery {
 /// The loaded world `id`, or a 4xx naming why not (422 for a blueprint that fails to read).
 fn load(s: &Shared, id: &str) -> ApiResult<Arc<World>> {
     let path = paths::resolve(&s.root, id)?;
-    s.worlds.get(&path).map_err(ApiError::unprocessable)
+    s.worlds
+        .get(&path)
+        .map_err(|e| ApiError::unprocessable(e.to_string()))
 }
 
 async fn world(
@@ -236,7 +154,7 @@ fn tile_png_from(
     id: &str,
     layer: Layer,
     (z, x, y): (u32, u32, u32),
-    open: &dyn Fn(&std::path::Path) -> Result<Arc<World>, String>,
+    open: &dyn Fn(&std::path::Path) -> Result<Arc<World>, super::worlds::LoadError>,
 ) -> ApiResult<Response> {
     let path = paths::resolve(&s.root, id)?;
     let file = FileKey::of(&path).map_err(|e| ApiError::not_found(format!("{id}: {e}")))?;
@@ -253,7 +171,7 @@ fn tile_png_from(
         Err(e) => {
             return Ok(png_response(
                 Arc::new(tiles::error_tile()),
-                Some(("x-islagen-error", e)),
+                Some(("x-islagen-error", e.to_string())),
             ))
         }
     };

@@ -1,9 +1,10 @@
 //! The world list: every `*.dat` under DIR (depth ≤ [`MAX_DEPTH`]) with what its header says,
 //! and every sweep folder (one holding `sweep.csv`) with its table.
 //!
-//! Guarantees: listing reads at most [`HEADER_LEN`] bytes of a blueprint (the header and the
-//! start of PRMS), so it stays cheap at any MapSize; a file whose header is not a blueprint's,
-//! or that is shorter than its MapSize needs, is listed with `error` set. Symlinks are not
+//! Guarantees: listing reads at most [`HEADER_PROBE_LEN`] bytes of a blueprint (the header and
+//! the start of PRMS, checked by the engine's reader, [`blueprint::read_header`]), so it stays
+//! cheap at any MapSize; a file whose header is not a blueprint's, or that is shorter than its
+//! MapSize needs, is listed with `error` set (the reader's rule and byte). Symlinks are not
 //! followed, hidden entries (a running job's temporary folder) are skipped, and at most
 //! [`MAX_ENTRIES`] directory entries and [`MAX_SWEEP_ROWS`] rows of a sweep table are read (a
 //! table whose header is over [`MAX_SWEEP_HEADER`] bytes is not listed), and at most
@@ -20,9 +21,7 @@ use std::time::UNIX_EPOCH;
 use serde::Serialize;
 use serde_json::Value;
 
-use islagen::blueprint::format::{
-    MAX_MAP_SIZE, MIN_MAP_SIZE, PRMS, V1_FIRST_BYTE, V1_HEADER, V2_MAGIC, V2_VERSION,
-};
+use islagen::blueprint::{self, Header, ReadError, HEADER_PROBE_LEN};
 
 use super::paths::id_of;
 
@@ -41,8 +40,6 @@ pub const MAX_SWEEP_HEADER: usize = 4096;
 /// Most bytes the listing may build for its sweep tables in memory, all tables together (what
 /// [`built_bytes`] counts); the tables past it are left out.
 pub const MAX_SWEEP_BUILT: usize = 128 << 20;
-/// Bytes read from a blueprint to list it.
-pub const HEADER_LEN: usize = 28;
 
 /// One blueprint in the list.
 #[derive(Clone, Debug, Serialize)]
@@ -203,82 +200,23 @@ pub fn world_entry(root: &Path, path: &Path) -> Option<WorldEntry> {
         Ok(h) => {
             entry.map_size = Some(h.map_size);
             entry.seed = h.seed;
-            entry.format = Some(h.format);
+            entry.format = Some(super::meta::format_name(h.format));
         }
+        // The reader's I/O error names no cause of its own: say it.
+        Err(ReadError::Io(e)) => entry.error = Some(format!("{}: cannot read: {e}", entry.name)),
         Err(e) => entry.error = Some(format!("{}: {e}", entry.name)),
     }
     Some(entry)
 }
 
-/// What a blueprint's first bytes say.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Header {
-    /// MapSize.
-    pub map_size: u32,
-    /// PRMS seed (v2 only).
-    pub seed: Option<i32>,
-    /// "v2" or "v1".
-    pub format: &'static str,
-}
-
-/// Reads and checks the header of the blueprint at `path` (`len` bytes long).
-pub fn read_header(path: &Path, len: u64) -> Result<Header, String> {
-    let mut buf = Vec::with_capacity(HEADER_LEN);
-    fs::File::open(path)
-        .and_then(|f| f.take(HEADER_LEN as u64).read_to_end(&mut buf))
-        .map_err(|e| format!("cannot read: {e}"))?;
-    parse_header(&buf, len)
-}
-
-/// Checks a header (the file's first bytes, `len` the file's length).
-pub fn parse_header(b: &[u8], len: u64) -> Result<Header, String> {
-    let i32_at = |at: usize| -> Result<i32, String> {
-        b.get(at..at + 4)
-            .map(|s| i32::from_le_bytes([s[0], s[1], s[2], s[3]]))
-            .ok_or_else(|| format!("truncated at byte {} ({len} bytes in all)", b.len()))
-    };
-    let (format, seed, size, per_px) = match b.first() {
-        None => return Err("the file is empty".into()),
-        Some(&V1_FIRST_BYTE) => {
-            if b.get(1..8) != Some(V1_HEADER.as_bytes()) {
-                return Err("bad v1 header at byte 1".into());
-            }
-            ("v1", None, i32_at(8)?, 8u64)
-        }
-        Some(_) if b.starts_with(&V2_MAGIC) => {
-            let version = i32_at(4)?;
-            if version as u32 != V2_VERSION {
-                return Err(format!(
-                    "v2 version {version} at byte 4; expected {V2_VERSION}"
-                ));
-            }
-            if i32_at(8)? as u32 != PRMS.0 {
-                return Err("first section at byte 8 is not PRMS".into());
-            }
-            ("v2", Some(i32_at(20)?), i32_at(24)?, 5u64)
-        }
-        Some(other) => {
-            return Err(format!(
-                "first byte 0x{other:02X} is neither a v2 nor a v1 blueprint"
-            ))
-        }
-    };
-    if !(MIN_MAP_SIZE..=MAX_MAP_SIZE).contains(&size) {
-        return Err(format!(
-            "MapSize {size} is outside {MIN_MAP_SIZE}..={MAX_MAP_SIZE}"
-        ));
-    }
-    let need = (size as u64).pow(2) * per_px;
-    if len < need {
-        return Err(format!(
-            "truncated: {len} bytes, but a MapSize {size} grid alone needs {need}"
-        ));
-    }
-    Ok(Header {
-        map_size: size as u32,
-        seed,
-        format,
-    })
+/// Reads and checks the header of the blueprint at `path` (`len` bytes long), reading at most
+/// [`HEADER_PROBE_LEN`] bytes of it.
+pub fn read_header(path: &Path, len: u64) -> Result<Header, ReadError> {
+    let mut buf = Vec::with_capacity(HEADER_PROBE_LEN);
+    fs::File::open(path)?
+        .take(HEADER_PROBE_LEN as u64)
+        .read_to_end(&mut buf)?;
+    blueprint::read_header(&buf, len)
 }
 
 /// What is left of the listing's sweep budgets.
@@ -363,25 +301,37 @@ mod tests {
 
     #[test]
     fn headers_are_checked_and_truncation_is_named() {
+        use islagen::blueprint::{format::PRMS, Format, Rule};
         let mut v2 = b"ISLA".to_vec();
         v2.extend(2u32.to_le_bytes());
         v2.extend(PRMS.0.to_le_bytes());
         v2.extend(30u64.to_le_bytes());
         v2.extend(7i32.to_le_bytes());
         v2.extend(256i32.to_le_bytes());
-        let h = parse_header(&v2, 1 << 20).unwrap();
-        assert_eq!((h.map_size, h.seed, h.format), (256, Some(7), "v2"));
-        assert!(parse_header(&v2, 1000).unwrap_err().contains("truncated"));
-        assert!(parse_header(&v2[..22], 1 << 20)
-            .unwrap_err()
-            .contains("truncated"));
-        assert!(parse_header(b"", 0).is_err());
-        assert!(parse_header(b"\x00abc", 4).is_err());
+        let h = blueprint::read_header(&v2, 1 << 20).unwrap();
+        assert_eq!((h.map_size, h.seed, h.format), (256, Some(7), Format::V2));
+        let rule = |b: &[u8], len| blueprint::read_header(b, len).unwrap_err().rule();
+        let short = blueprint::read_header(&v2, 1000).unwrap_err();
+        assert_eq!(short.rule(), Some(Rule::Truncated));
+        assert!(
+            short.to_string().contains("truncated: 1000 bytes"),
+            "{short}"
+        );
+        assert_eq!(rule(&v2[..22], 1 << 20), Some(Rule::Truncated));
+        assert_eq!(rule(b"", 0), Some(Rule::Truncated));
+        assert_eq!(rule(b"\x00abc", 4), Some(Rule::UnknownFormat));
         let mut big = v2.clone();
         big[24..28].copy_from_slice(&100_000i32.to_le_bytes());
-        assert!(parse_header(&big, u64::MAX)
-            .unwrap_err()
-            .contains("MapSize"));
+        assert_eq!(rule(&big, u64::MAX), Some(Rule::MapSizeOutOfRange));
+        let mut not_prms = v2.clone();
+        not_prms[8..12].copy_from_slice(b"HGTS");
+        assert_eq!(rule(&not_prms, u64::MAX), Some(Rule::ParamsNotFirst));
+        let mut v1 = vec![0x07];
+        v1.extend(b"ISLA_V1");
+        v1.extend(256i32.to_le_bytes());
+        let h = blueprint::read_header(&v1, 256 * 256 * 8).unwrap();
+        assert_eq!((h.map_size, h.seed, h.format), (256, None, Format::V1));
+        assert_eq!(rule(&v1, 256 * 256 * 8 - 1), Some(Rule::Truncated));
     }
 
     #[test]

@@ -23,7 +23,7 @@ use axum::http::{header, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::api::ApiError;
+use super::error::ApiError;
 
 /// The hosts a request may name.
 #[derive(Clone, Debug)]

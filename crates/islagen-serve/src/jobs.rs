@@ -20,13 +20,10 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::api::ApiError;
 use super::dials::validate;
+use super::error::ApiError;
 use super::paths::id_of;
 
-/// Stages a generation reports with rivers and roads on and erosion off (the blueprint and
-/// snapshot writes included), for the progress fraction.
-const BASE_STAGES: usize = 16;
 /// Bytes of the child's stderr kept for the error message.
 const STDERR_TAIL: usize = 4096;
 /// Longest a cancel waits for the child to go.
@@ -95,7 +92,7 @@ impl Default for Job {
             error: None,
             cancel: false,
             child: None,
-            expected: BASE_STAGES,
+            expected: islagen::pipeline::stage_names(&islagen::config::Config::default()).len(),
         }
     }
 }
@@ -153,7 +150,7 @@ impl Jobs {
                 j.fraction() * 100.0
             )));
         }
-        let checked = validate(&config, req.size, req.seed).map_err(super::preview::refused)?;
+        let checked = validate(&config, req.size, req.seed).map_err(ApiError::refused)?;
         let seed = islagen::seed::resolve(checked.world_seed);
         let n = j.n + 1;
         let tmp = root.join(format!(".islagen-job-{n}-{}", std::process::id()));
@@ -195,10 +192,7 @@ impl Jobs {
             size: req.size,
             state: State::Running,
             stage: "starting".into(),
-            expected: BASE_STAGES
-                + usize::from(checked.erosion.model != islagen::config::ErosionModel::Off)
-                - usize::from(checked.skip_roads)
-                - usize::from(!checked.rivers),
+            expected: islagen::pipeline::stage_names(&checked).len(),
             ..Job::default()
         };
         drop(j);
@@ -361,7 +355,7 @@ fn watch(
     let outcome = match status {
         _ if cancelled => Err(State::Cancelled),
         Some(s) if s.success() => place_or_keep(&tmp, &root, &final_name).map_err(|e| {
-            lock().error = Some(e);
+            lock().error = Some(e.to_string());
             State::Failed
         }),
         other => {
@@ -422,19 +416,49 @@ pub fn remove_stale(root: &Path) {
 /// removes a folder holding it).
 const KEPT: &str = "NOT-PLACED.txt";
 
+/// Why a finished world could not be moved into place; the world is kept in `dir`.
+#[derive(Debug, thiserror::Error)]
+pub enum PlaceError {
+    /// Kept, with a note in its folder saying why.
+    #[error("moving the new world into place as {name}: {source}; the world is kept in {}", dir.display())]
+    Kept {
+        /// The name it was to take.
+        name: String,
+        /// Why it could not.
+        source: std::io::Error,
+        /// Where it is.
+        dir: PathBuf,
+    },
+    /// Kept, but the note could not be written: the next start's clean-up removes it.
+    #[error("moving the new world into place as {name}: {source}; it could not be marked as kept ({note}): it is in {} until the server next starts", dir.display())]
+    Unmarked {
+        /// The name it was to take.
+        name: String,
+        /// Why it could not.
+        source: std::io::Error,
+        /// Why the note could not be written.
+        note: std::io::Error,
+        /// Where it is.
+        dir: PathBuf,
+    },
+}
+
 /// Places the finished folder ([`place`]); when that fails the world is kept where it is, with
 /// a note saying why, and the error names the folder.
-fn place_or_keep(tmp: &Path, root: &Path, name: &str) -> Result<PathBuf, String> {
-    place(tmp, root, name).map_err(|e| {
-        let why = format!("moving the new world into place as {name}: {e}");
-        let note = format!("{why}\nMove this folder to a visible name to see the world.\n");
+fn place_or_keep(tmp: &Path, root: &Path, name: &str) -> Result<PathBuf, PlaceError> {
+    place(tmp, root, name).map_err(|source| {
+        let (name, dir) = (name.to_string(), tmp.to_path_buf());
+        let note = format!(
+            "moving the new world into place as {name}: {source}\nMove this folder to a visible name to see the world.\n"
+        );
         match std::fs::write(tmp.join(KEPT), note) {
-            Ok(()) => format!("{why}; the world is kept in {}", tmp.display()),
-            Err(w) => format!(
-                "{why}; it could not be marked as kept ({w}): it is in {} until the server \
-                 next starts",
-                tmp.display()
-            ),
+            Ok(()) => PlaceError::Kept { name, source, dir },
+            Err(note) => PlaceError::Unmarked {
+                name,
+                source,
+                note,
+                dir,
+            },
         }
     })
 }
@@ -484,6 +508,11 @@ mod tests {
             std::fs::create_dir(root.join(format!("gen-1-256-{k}"))).unwrap();
         }
         let e = place_or_keep(&tmp, root, "gen-1-256").unwrap_err();
+        assert!(
+            matches!(&e, PlaceError::Kept { dir, .. } if *dir == tmp),
+            "{e}"
+        );
+        let e = e.to_string();
         assert!(
             e.contains("no free folder name") && e.contains(&tmp.display().to_string()),
             "{e}"

@@ -7,7 +7,8 @@
 //! lists worlds and sweeps, [`worlds`] caches loaded blueprints, [`tiles`] renders and caches
 //! tiles, [`probe`] answers "what is here", [`guard`] keeps other websites out, [`dials`] is
 //! the dial table, [`preview`] makes the 512 preview, [`jobs`] runs one full generation at a
-//! time, [`api`] holds the routes and [`assets`] the page's files.
+//! time, [`api`] holds the routes, [`error`] the error they answer with and [`assets`] the
+//! page's files.
 //!
 //! Guarantees: nothing a request or a file in DIR holds can crash the server (typed 4xx errors,
 //! panics in handlers caught as 500); memory is bounded by the world and tile caches' limits
@@ -19,6 +20,7 @@ pub mod api;
 pub mod assets;
 pub mod catalogue;
 pub mod dials;
+pub mod error;
 pub mod grids;
 pub mod guard;
 pub mod jobs;

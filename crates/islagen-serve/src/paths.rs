@@ -10,33 +10,56 @@
 
 use std::path::{Path, PathBuf};
 
-use super::api::ApiError;
+use super::error::ApiError;
 
 /// Longest relative path a request may name, in bytes.
 pub const MAX_PATH_LEN: usize = 1024;
 
 /// Why a relative path was refused (before it is looked up).
-pub fn check(rel: &str) -> Result<(), String> {
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathRefused {
+    /// Nothing named.
+    #[error("empty path")]
+    Empty,
+    /// Over [`MAX_PATH_LEN`] bytes.
+    #[error("path longer than {MAX_PATH_LEN} bytes")]
+    TooLong,
+    /// Starts at the file system's root.
+    #[error("absolute paths are not served")]
+    Absolute,
+    /// A backslash, NUL or drive colon.
+    #[error("paths may not contain {0:?}")]
+    Character(char),
+    /// `a//b` or a trailing slash.
+    #[error("empty path component")]
+    EmptyComponent,
+    /// `.` or `..`.
+    #[error("path component {0:?} is not allowed")]
+    Relative(String),
+    /// `.name`: never listed; a running job writes into one (`.islagen-job-*`).
+    #[error("hidden path component {0:?} is not served")]
+    Hidden(String),
+}
+
+/// Checks a relative path before it is looked up.
+pub fn check(rel: &str) -> Result<(), PathRefused> {
     if rel.is_empty() {
-        return Err("empty path".into());
+        return Err(PathRefused::Empty);
     }
     if rel.len() > MAX_PATH_LEN {
-        return Err(format!("path longer than {MAX_PATH_LEN} bytes"));
+        return Err(PathRefused::TooLong);
     }
     if rel.starts_with('/') {
-        return Err("absolute paths are not served".into());
+        return Err(PathRefused::Absolute);
     }
     if let Some(c) = rel.chars().find(|c| matches!(c, '\\' | '\0' | ':')) {
-        return Err(format!("paths may not contain {c:?}"));
+        return Err(PathRefused::Character(c));
     }
     for part in rel.split('/') {
         match part {
-            "" => return Err("empty path component".into()),
-            "." | ".." => return Err(format!("path component {part:?} is not allowed")),
-            // Hidden entries are never listed; a running job writes into one (`.islagen-job-*`).
-            hidden if hidden.starts_with('.') => {
-                return Err(format!("hidden path component {hidden:?} is not served"))
-            }
+            "" => return Err(PathRefused::EmptyComponent),
+            "." | ".." => return Err(PathRefused::Relative(part.into())),
+            hidden if hidden.starts_with('.') => return Err(PathRefused::Hidden(hidden.into())),
             _ => {}
         }
     }
@@ -85,22 +108,27 @@ mod tests {
 
     #[test]
     fn hostile_paths_are_refused_before_lookup() {
-        for bad in [
-            "",
-            "/etc/passwd",
-            "../x.dat",
-            "a/../../x",
-            "a/./b",
-            "a//b",
-            "a\\b",
-            "a\0b",
-            "C:x",
-            ".islagen-job-1-7/MapData_Seed_1.dat",
-            "a/.hidden",
+        use PathRefused::*;
+        let hidden = |s: &str| Hidden(s.into());
+        for (bad, why) in [
+            ("", Empty),
+            ("/etc/passwd", Absolute),
+            ("../x.dat", Relative("..".into())),
+            ("a/../../x", Relative("..".into())),
+            ("a/./b", Relative(".".into())),
+            ("a//b", EmptyComponent),
+            ("a\\b", Character('\\')),
+            ("a\0b", Character('\0')),
+            ("C:x", Character(':')),
+            (
+                ".islagen-job-1-7/MapData_Seed_1.dat",
+                hidden(".islagen-job-1-7"),
+            ),
+            ("a/.hidden", hidden(".hidden")),
         ] {
-            assert!(check(bad).is_err(), "{bad:?} accepted");
+            assert_eq!(check(bad), Err(why), "{bad:?}");
         }
-        assert!(check(&"a".repeat(MAX_PATH_LEN + 1)).is_err());
+        assert_eq!(check(&"a".repeat(MAX_PATH_LEN + 1)), Err(TooLong));
         for good in ["MapData_Seed_1.dat", "sweep7/MapData_Seed_3.dat", "a..b/c"] {
             assert!(check(good).is_ok(), "{good:?} refused");
         }

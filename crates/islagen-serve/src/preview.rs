@@ -19,8 +19,8 @@ use islagen::pipeline::{self, GenerateError};
 use islagen::progress::{Progress, Stop};
 use islagen::render;
 
-use super::api::ApiError;
 use super::dials::{validate_preview, PREVIEW_SIZE};
+use super::error::ApiError;
 
 /// The longest a preview may run (a 512 preview with the defaults takes about a second).
 pub const DEADLINE: Duration = Duration::from_secs(20);
@@ -90,21 +90,6 @@ pub struct Preview {
     pub stats: Value,
 }
 
-/// The 422 for a refused config.
-pub fn refused(errors: Vec<super::dials::KeyError>) -> ApiError {
-    let keys: Vec<String> = errors
-        .iter()
-        .map(|e| match &e.key {
-            Some(k) => format!("{k}: {}", e.message),
-            None => e.message.clone(),
-        })
-        .collect();
-    ApiError {
-        errors: Some(errors),
-        ..ApiError::unprocessable(format!("config refused: {}", keys.join("; ")))
-    }
-}
-
 /// Generates and draws the preview, counted in `previews`, stopping when `cancel` is set or at
 /// [`DEADLINE`].
 pub fn preview(
@@ -145,7 +130,7 @@ fn make(req: &PreviewRequest, progress: Progress) -> Result<Preview, ApiError> {
     } else {
         req.config.clone()
     };
-    let mut config = validate_preview(&config, req.seed).map_err(refused)?;
+    let mut config = validate_preview(&config, req.seed).map_err(ApiError::refused)?;
     if layer != "roads" {
         // Roads are the slowest stage and only the roads picture shows them.
         config.skip_roads = true;

@@ -11,7 +11,7 @@ use islagen::blueprint::format::WaterBodyType;
 use islagen::blueprint::RoadTier;
 use islagen::units::{metres_per_px, METRES_PER_RAW};
 
-use super::api::ApiError;
+use super::error::ApiError;
 use super::worlds::World;
 
 /// Default radius (map pixels) searched for a road.

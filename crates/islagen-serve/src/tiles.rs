@@ -15,7 +15,6 @@ use std::sync::Mutex;
 
 use ndarray::Array2;
 
-use islagen::blueprint::format::WaterBodyType;
 use islagen::blueprint::{Biome, RoadTier};
 use islagen::render::{biome_colour, fill_all, road_line, town_marker, HeightRows, WATER_PALETTE};
 use islagen::stages::sea::{SeaLevel, SeaModel};
@@ -348,12 +347,7 @@ fn water(world: &World, win: &Window) -> Result<Pixels, GridError> {
     else {
         return Ok(out);
     };
-    let mut river = vec![false; 1 << 16];
-    for b in bp.water_bodies.iter().flatten() {
-        if b.kind == WaterBodyType::River {
-            river[usize::from(b.id)] = true;
-        }
-    }
+    let river = bp.river_body_ids();
     let p = WATER_PALETTE;
     each(win, |i, j, sx, sy| {
         let id = ids[[sx, sy]];

@@ -27,7 +27,7 @@ use rayon::prelude::*;
 
 use super::grids::{GridError, Grids};
 use islagen::blueprint::{self, Blueprint, Format};
-use islagen::exports::SeaLevel;
+use islagen::exports::RecordedSea;
 use islagen::units::METRES_PER_RAW;
 
 /// Identifies one version of one file.
@@ -77,9 +77,94 @@ pub struct World {
     pub bytes: u64,
 }
 
-/// Why a world could not be had: the message names the file and, from the reader, the rule
-/// and byte offset.
-pub type LoadError = String;
+/// Why a world could not be had. Its text names the file and, from the reader, the rule and
+/// byte offset; the reader's error itself is kept ([`LoadError::rule`]). Cloneable, as a failed
+/// load is kept for its file version and handed to every request for it.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be opened or its metadata read.
+    #[error("{name}: {source}")]
+    Io {
+        /// The file name.
+        name: String,
+        /// The cause.
+        source: Arc<std::io::Error>,
+    },
+    /// Its section table could not be walked for the memory estimate.
+    #[error("{name}: {source}")]
+    Estimate {
+        /// The file name.
+        name: String,
+        /// The cause.
+        source: EstimateError,
+    },
+    /// The reader refused it.
+    #[error("{name}: {source}")]
+    Read {
+        /// The file name.
+        name: String,
+        /// The reader's error: its rule, section and byte.
+        source: Arc<blueprint::ReadError>,
+    },
+    /// A grid could not be scanned where it lies in the file.
+    #[error(transparent)]
+    Grid(#[from] GridError),
+    /// Not now: it does not fit beside the worlds held and loading (retried on a later request).
+    #[error("{name}: not enough memory to open it now: it may need {} MiB, and {} MiB of the server's {} MiB are held or loading; try again when other worlds are closed", need >> 20, others >> 20, max >> 20)]
+    NoRoom {
+        /// The file name.
+        name: String,
+        /// Bytes its load may need.
+        need: u64,
+        /// Bytes held and loading beside it.
+        others: u64,
+        /// The budget.
+        max: u64,
+    },
+}
+
+impl LoadError {
+    /// The reader's rule, where the reader refused the file.
+    pub fn rule(&self) -> Option<blueprint::Rule> {
+        match self {
+            LoadError::Read { source, .. } => source.rule(),
+            LoadError::Estimate {
+                source: EstimateError::Header(e),
+                ..
+            } => e.rule(),
+            _ => None,
+        }
+    }
+
+    fn io(name: &str) -> impl FnOnce(std::io::Error) -> LoadError + '_ {
+        move |e| LoadError::Io {
+            name: name.into(),
+            source: Arc::new(e),
+        }
+    }
+}
+
+/// Why [`estimate_bytes`] could not walk a file.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum EstimateError {
+    /// Its length could not be read.
+    #[error("{0}")]
+    Metadata(Arc<std::io::Error>),
+    /// A read of its section table failed.
+    #[error("reading its section table at byte {at}: {source}")]
+    Table {
+        /// The byte read from.
+        at: u64,
+        /// The cause.
+        source: Arc<std::io::Error>,
+    },
+    /// Its header breaks the reader's rules.
+    #[error("{0}")]
+    Header(Arc<blueprint::ReadError>),
+    /// More sections than the walk takes.
+    #[error("more than {MAX_SECTIONS} sections")]
+    TooManySections,
+}
 
 /// A load's outcome as a slot keeps it: a refusal for want of room is not kept (it is retried).
 type Outcome = Result<Arc<World>, (LoadError, Retry)>;
@@ -200,9 +285,12 @@ impl Worlds {
     fn load_counted(&self, key: &FileKey, name: &str, evict: Evict) -> Outcome {
         // One open file for the estimate and the read, so the reservation is for what is read
         // even when the file is renamed over meanwhile.
-        let failed = |e: &dyn std::fmt::Display| (format!("{name}: {e}"), Retry::No);
-        let file = std::fs::File::open(&key.path).map_err(|e| failed(&e))?;
-        let need = estimate_bytes(&file, self.whole).map_err(|e| failed(&e))?;
+        let file =
+            std::fs::File::open(&key.path).map_err(|e| (LoadError::io(name)(e), Retry::No))?;
+        let need = estimate_bytes(&file, self.whole).map_err(|source| {
+            let name = name.into();
+            (LoadError::Estimate { name, source }, Retry::No)
+        })?;
         {
             let mut state = self.lock();
             if evict == Evict::Yes {
@@ -211,16 +299,14 @@ impl Worlds {
             let others = held(&state.slots) + state.loading;
             // Beyond the world in use: one world may be larger than the budget when it is alone.
             if others > 0 && others + need > self.max_bytes {
-                let mb = |b: u64| b >> 20;
-                return Err((
-                    format!(
-                        "{name}: not enough memory to open it now: it may need {} MiB, and {} MiB of the server's {} MiB are held or loading; try again when other worlds are closed",
-                        mb(need),
-                        mb(others),
-                        mb(self.max_bytes)
-                    ),
-                    Retry::Yes,
-                ));
+                let (name, max) = (name.into(), self.max_bytes);
+                let refusal = LoadError::NoRoom {
+                    name,
+                    need,
+                    others,
+                    max,
+                };
+                return Err((refusal, Retry::Yes));
             }
             state.loading += need;
         }
@@ -293,7 +379,7 @@ fn key_and_name(path: &Path) -> Result<(FileKey, String), LoadError> {
         || path.display().to_string(),
         |n| n.to_string_lossy().into(),
     );
-    let key = FileKey::of(path).map_err(|e| format!("{name}: {e}"))?;
+    let key = FileKey::of(path).map_err(LoadError::io(&name))?;
     Ok((key, name))
 }
 
@@ -317,6 +403,9 @@ const VARIABLE_EXPANSION: u64 = 16;
 /// The most sections the estimate walks (the registered tags are 15, but unknown tags are
 /// skipped by the reader, so a file may carry many; a duplicate is refused on read).
 const MAX_SECTIONS: usize = 1 << 16;
+/// Bytes a v1 pixel is held in once read: its height (f32) and its biome.
+const V1_HELD_PER_PX: u64 =
+    (std::mem::size_of::<f32>() + std::mem::size_of::<blueprint::Biome>()) as u64;
 
 /// An upper bound on what reading the blueprint at `path` holds at its peak, bytes, from its
 /// header and section table alone (a positioned read per section, at most [`MAX_SECTIONS`]): v2's grid sections (HGTS,
@@ -324,23 +413,29 @@ const MAX_SECTIONS: usize = 1 << 16;
 /// and everything else ×
 /// [`VARIABLE_EXPANSION`]; v1 (fixed 8-byte pixel records, read whole) 5 bytes a pixel plus its
 /// town and road tail.
-pub fn estimate_bytes(mut file: &std::fs::File, whole: bool) -> Result<u64, String> {
-    use crate::catalogue::{parse_header, HEADER_LEN};
+pub fn estimate_bytes(mut file: &std::fs::File, whole: bool) -> Result<u64, EstimateError> {
     use islagen::blueprint::format::*;
     use std::io::{Read, Seek, SeekFrom};
-    let len = file.metadata().map_err(|e| e.to_string())?.len();
+    let len = file
+        .metadata()
+        .map_err(|e| EstimateError::Metadata(Arc::new(e)))?
+        .len();
     let mut read_at = |buf: &mut [u8], at: u64| {
         file.seek(SeekFrom::Start(at))
             .and_then(|_| file.read_exact(buf))
-            .map_err(|e| format!("reading its section table at byte {at}: {e}"))
+            .map_err(|e| EstimateError::Table {
+                at,
+                source: Arc::new(e),
+            })
     };
-    let mut head = vec![0u8; HEADER_LEN.min(len as usize)];
+    let mut head = vec![0u8; blueprint::HEADER_PROBE_LEN.min(len as usize)];
     read_at(&mut head, 0)?;
     if head.first() == Some(&V1_FIRST_BYTE) {
-        let header = parse_header(&head, len)?;
+        let header =
+            blueprint::read_header(&head, len).map_err(|e| EstimateError::Header(Arc::new(e)))?;
         let px = u64::from(header.map_size).pow(2);
         let grids = (px * V1_PIXEL_LEN).min(len);
-        return Ok(px * 5 + (len - grids) * VARIABLE_EXPANSION);
+        return Ok(px * V1_HELD_PER_PX + (len - grids) * VARIABLE_EXPANSION);
     }
     let mut at = V2_HEADER_LEN;
     let mut total = 0u64;
@@ -361,7 +456,7 @@ pub fn estimate_bytes(mut file: &std::fs::File, whole: bool) -> Result<u64, Stri
         };
         at += SECTION_FRAME_LEN + payload;
     }
-    Err(format!("more than {MAX_SECTIONS} sections"))
+    Err(EstimateError::TooManySections)
 }
 
 /// What a blueprint holds in memory, bytes: its grids and every list with the allocator's
@@ -408,7 +503,6 @@ fn load(
     name: &str,
     whole: bool,
 ) -> Result<Arc<World>, LoadError> {
-    let failed = |e: &dyn std::fmt::Display| format!("{name}: {e}");
     // The grids are read from the very file parsed (a file renamed over meanwhile is not).
     #[cfg(unix)]
     let loaded = match whole {
@@ -420,11 +514,17 @@ fn load(
         true => blueprint::read_file(&key.path),
         false => blueprint::read_file_without_grids(&key.path),
     };
-    let loaded = loaded.map_err(|e| failed(&e))?;
+    let loaded = loaded.map_err(|e| LoadError::Read {
+        name: name.into(),
+        source: Arc::new(e),
+    })?;
     let grids = Grids::of(&loaded, file, name);
-    World::new(key.clone(), loaded.blueprint, loaded.format, grids)
-        .map(Arc::new)
-        .map_err(|e| e.to_string())
+    Ok(Arc::new(World::new(
+        key.clone(),
+        loaded.blueprint,
+        loaded.format,
+        grids,
+    )?))
 }
 
 /// Samples a side of the lattice a world's height range is taken on when its grids stay in the
@@ -441,7 +541,7 @@ impl World {
     ) -> Result<World, GridError> {
         // WSRF is not drawn or probed (a body's level is WBTB's): 2 bytes a pixel not held.
         blueprint.water_surface = None;
-        let sea_raw = SeaLevel::of(&blueprint).raw;
+        let sea_raw = RecordedSea::of(&blueprint).raw;
         let side = blueprint.side();
         // Held grids are scanned whole in place; grids in the file on a lattice.
         let sampled = match &grids {
@@ -557,7 +657,8 @@ mod tests {
         let worlds = Worlds::new(4, 2 * need);
         worlds.lock().loading = need + 1;
         let e = worlds.get(&path).unwrap_err();
-        assert!(e.contains("not enough memory"), "{e}");
+        assert!(matches!(e, LoadError::NoRoom { .. }), "{e}");
+        assert!(e.to_string().contains("not enough memory"), "{e}");
         assert!(!worlds.holds(&path));
         worlds.lock().loading = 0;
         assert!(worlds.get(&path).is_ok());
@@ -579,7 +680,10 @@ mod tests {
         let tight = Worlds::new(4, worlds.held().0 + 1);
         tight.get(&a).unwrap();
         let e = tight.get_passing(&b).unwrap_err();
-        assert!(e.contains("not enough memory") && tight.holds(&a), "{e}");
+        assert!(
+            matches!(e, LoadError::NoRoom { .. }) && tight.holds(&a),
+            "{e}"
+        );
         worlds.get(&b).unwrap();
         assert!(!worlds.holds(&a), "max_worlds 1: the open world is b");
     }

@@ -71,12 +71,10 @@ pub enum SweepError {
     /// Generation of a seed failed.
     #[error(transparent)]
     Generate(#[from] pipeline::GenerateError),
-    /// A seed's files could not be written.
+    /// A seed's files (its blueprints, pictures, exports for engines and GIS) could not be
+    /// written.
     #[error(transparent)]
     Export(#[from] pipeline::ExportError),
-    /// A seed's exports for engines and GIS could not be written.
-    #[error(transparent)]
-    Exports(#[from] crate::exports::ExportError),
 }
 
 /// What is wrong with part of a seed list.

@@ -367,6 +367,13 @@ pub enum WaterSurface {
 }
 
 impl Blueprint {
+    /// Which WBID ids WBTB lists as rivers, indexed by id (65 536 entries; all false without
+    /// WBTB): [`super::format::river_body_ids`] of this blueprint's bodies.
+    pub fn river_body_ids(&self) -> Vec<bool> {
+        let bodies = self.water_bodies.iter().flatten();
+        super::format::river_body_ids(bodies.map(|b| (b.id, b.kind)))
+    }
+
     /// WSRF at pixel (x, y), if the blueprint has it.
     pub fn water_surface_at(&self, x: usize, y: usize) -> Option<u16> {
         match self.water_surface.as_ref()? {

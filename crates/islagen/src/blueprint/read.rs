@@ -229,12 +229,93 @@ fn read_with<S: ReadAt + ?Sized>(source: &S, grids: bool) -> Result<Loaded, Read
     match src.u8()? {
         V2_FIRST_BYTE => read_v2(src),
         V1_FIRST_BYTE => read_v1(src),
-        other => Err(src.err(
-            Rule::UnknownFormat,
-            0,
-            format!("first byte 0x{other:02X}; expected 0x49 (v2 'ISLA') or 0x07 (v1 \"ISLA_V1\")"),
-        )),
+        other => Err(unknown_format(&src, other)),
     }
+}
+
+/// What a blueprint's first [`HEADER_PROBE_LEN`] bytes say ([`read_header`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The layout.
+    pub format: Format,
+    /// Pixels per side.
+    pub map_size: u32,
+    /// PRMS WorldSeed (v2 only; v1 does not record it).
+    pub seed: Option<i32>,
+}
+
+/// Bytes [`read_header`] needs at most: the v2 header, the PRMS frame, its seed and MapSize.
+pub const HEADER_PROBE_LEN: usize = (V2_HEADER_LEN + SECTION_FRAME_LEN + 8) as usize;
+
+/// Reads the header of a blueprint from its first bytes (`prefix`, at most
+/// [`HEADER_PROBE_LEN`] are read) by the reader's own rules (format, magic, version, PRMS
+/// first, MapSize in range), and checks that a file of `file_len` bytes is long enough for the
+/// grids its MapSize declares: what a listing of many files needs without reading them.
+pub fn read_header(prefix: &[u8], file_len: u64) -> Result<Header, ReadError> {
+    let prefix = &prefix[..prefix.len().min(HEADER_PROBE_LEN)];
+    let len = prefix.len() as u64;
+    let mut src = Src {
+        source: prefix,
+        window: Vec::new(),
+        window_at: 0,
+        pos: 0,
+        limit: len,
+        len,
+        tag: None,
+        grids: false,
+    };
+    if len == 0 {
+        return Err(src.err(Rule::Truncated, 0, "the file is empty".into()));
+    }
+    let (format, seed, side, per_px) = match src.u8()? {
+        V2_FIRST_BYTE => {
+            v2_head(&mut src)?;
+            let frame_at = src.pos;
+            let tag = Tag(src.u32()?);
+            if tag != PRMS {
+                return Err(src.err(
+                    Rule::ParamsNotFirst,
+                    frame_at,
+                    format!("first section is {tag}, not PRMS"),
+                ));
+            }
+            src.u64()?;
+            src.tag = Some(PRMS);
+            let seed = src.i32()?;
+            let per_px: u64 = [HGTS, BIOM]
+                .map(|t| grid_cell_len(t).unwrap_or(0))
+                .iter()
+                .sum();
+            (Format::V2, Some(seed), src.map_size()?, per_px)
+        }
+        V1_FIRST_BYTE => (Format::V1, None, v1_head(&mut src)?, V1_PIXEL_LEN),
+        other => return Err(unknown_format(&src, other)),
+    };
+    let need = (side as u64).pow(2) * per_px;
+    if file_len < need {
+        return Err(ReadError::Invalid {
+            rule: Rule::Truncated,
+            tag: None,
+            offset: file_len,
+            detail: format!(
+                "truncated: {file_len} bytes, but a MapSize {side} grid alone needs {need}"
+            ),
+        });
+    }
+    Ok(Header {
+        format,
+        map_size: side as u32,
+        seed,
+    })
+}
+
+/// The error for a first byte that is neither layout's.
+fn unknown_format<S: ReadAt + ?Sized>(src: &Src<S>, first: u8) -> ReadError {
+    src.err(
+        Rule::UnknownFormat,
+        0,
+        format!("first byte 0x{first:02X}; expected 0x49 (v2 'ISLA') or 0x07 (v1 \"ISLA_V1\")"),
+    )
 }
 
 /// A bounded reader: every read is checked against `limit` (the end of the current section, or
@@ -547,7 +628,8 @@ impl<S: ReadAt + ?Sized> Src<'_, S> {
     }
 }
 
-fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
+/// The v2 header after its first byte: the rest of the magic and the format version.
+fn v2_head<S: ReadAt + ?Sized>(src: &mut Src<S>) -> Result<(), ReadError> {
     let rest: [u8; 3] = src.array("the magic")?;
     if rest != V2_MAGIC[1..] {
         return Err(src.err(
@@ -567,6 +649,11 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
             format!("format version {version}; only 2 is supported"),
         ));
     }
+    Ok(())
+}
+
+fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
+    v2_head(&mut src)?;
 
     let mut sections: Vec<SectionInfo> = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
@@ -1095,7 +1182,8 @@ fn check_reaches(
     Ok(())
 }
 
-fn read_v1<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
+/// The v1 header after its first byte: the header string and MapSize.
+fn v1_head<S: ReadAt + ?Sized>(src: &mut Src<S>) -> Result<usize, ReadError> {
     let header: [u8; 7] = src.array("the v1 header")?;
     if header != V1_HEADER.as_bytes() {
         return Err(src.err(
@@ -1107,7 +1195,11 @@ fn read_v1<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
             ),
         ));
     }
-    let side = src.map_size()?;
+    src.map_size()
+}
+
+fn read_v1<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
+    let side = v1_head(&mut src)?;
     let n = side * side;
     src.need(n as u64 * V1_PIXEL_LEN, "the v1 pixel grid")?;
     let mut heights = Vec::with_capacity(n);

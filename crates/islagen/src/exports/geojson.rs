@@ -48,7 +48,7 @@ use geojson::{Feature, FeatureCollection, Geometry, JsonObject, Value};
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::{ExportError, Frame, SeaLevel, Unsupported};
+use super::{ExportError, Frame, RecordedSea, Unsupported};
 use crate::blueprint::format::{Salinity, WaterBodyType};
 use crate::blueprint::{Biome, Blueprint, RoadTier};
 use crate::render;
@@ -110,7 +110,7 @@ pub fn collection(
         .into());
     }
     let eps_px2 = tolerance_m2 / pixel_m2;
-    let sea = SeaLevel::of(bp);
+    let sea = RecordedSea::of(bp);
     let mut report = GeojsonReport::default();
     let mut features = Vec::new();
 
@@ -248,7 +248,7 @@ fn position(frame: &Frame, u: f64, v: f64) -> Vec<f64> {
 fn water_features(
     bp: &Blueprint,
     frame: &Frame,
-    sea: &SeaLevel,
+    sea: &RecordedSea,
     eps_px2: f64,
 ) -> Vec<(Feature, usize)> {
     let (Some(ids), Some(bodies)) = (&bp.water_ids, &bp.water_bodies) else {

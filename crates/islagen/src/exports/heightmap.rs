@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{rows, ExportError, Frame, SeaLevel, Unsupported};
+use super::{rows, ExportError, Frame, RecordedSea, Unsupported};
 use crate::blueprint::Blueprint;
 use crate::units::METRES_PER_RAW;
 
@@ -82,7 +82,7 @@ pub struct HeightGrid {
 pub fn height_grid(bp: &Blueprint, resample: Option<usize>) -> Result<HeightGrid, ExportError> {
     let frame = Frame::of(bp)?;
     raw_range(bp)?;
-    let sea = SeaLevel::of(bp);
+    let sea = RecordedSea::of(bp);
     let s = frame.side;
     let native = rows(s, s, |x, y| sea.metres(bp.heights[[x, y]]));
     let first = frame.metres(0.5, 0.5);
@@ -308,7 +308,7 @@ pub fn export(
     format: HeightFormat,
     resample: Option<usize>,
 ) -> Result<Sidecar, ExportError> {
-    let sea = SeaLevel::of(bp);
+    let sea = RecordedSea::of(bp);
     let frame = Frame::of(bp)?;
     let file = path
         .file_name()

@@ -29,7 +29,7 @@
 //! Every heightmap is in metres relative to the sea level of the blueprint, which is the WBTB
 //! ocean's surface level (body 1; the legacy "field" sea model varies along y, and the blueprint
 //! records only its value at the middle row there), else the TCRV curve's sea, else the
-//! generator's default 0.15 raw ([`SeaLevel::of`]). Raw heights become metres as
+//! generator's default 0.15 raw ([`RecordedSea::of`]). Raw heights become metres as
 //! `(raw − sea) × 251` in f32 ([`crate::units::METRES_PER_RAW`]).
 
 pub mod geojson;
@@ -46,23 +46,7 @@ use crate::blueprint::Blueprint;
 use crate::pipeline::Written;
 use crate::units::{metres_per_px, raw_to_m, WORLD_SIZE_M};
 
-/// Why an export failed. Every variant names the file.
-#[derive(Debug, thiserror::Error)]
-pub enum ExportError {
-    /// A file or folder could not be written (the encoders' failures arrive as I/O errors).
-    #[error("{action} {path}")]
-    Io {
-        /// What was being done.
-        action: &'static str,
-        /// Where.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
-    /// The blueprint cannot be exported as asked.
-    #[error("cannot export: {0}")]
-    Unsupported(#[from] Unsupported),
-}
+pub use crate::pipeline::ExportError;
 
 /// What about a blueprint or a request makes an export impossible.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -94,19 +78,9 @@ pub enum Unsupported {
     /// A height that is NaN or infinite.
     #[error("HGTS holds {0} NaN or infinite heights; a heightmap needs finite ones")]
     NonFiniteHeights(u64),
-}
-
-impl ExportError {
-    pub(crate) fn io<'a>(
-        action: &'static str,
-        path: &'a Path,
-    ) -> impl FnOnce(std::io::Error) -> ExportError + 'a {
-        move |source| ExportError::Io {
-            action,
-            path: path.to_owned(),
-            source,
-        }
-    }
+    /// An export name `--export` does not know.
+    #[error("unknown export {0:?}; accepted: {names}, all", names = ExportKind::names())]
+    UnknownKind(String),
 }
 
 /// The map's frame: its size and the mapping from pixel coordinates to metres.
@@ -151,39 +125,41 @@ impl Frame {
     }
 }
 
-/// The sea level a blueprint's heights are measured from, and where it came from.
+/// The sea level a blueprint records (its heights are measured from it), and which record gave
+/// it. The generator's own sea, which may vary across the map, is [`crate::stages::sea::SeaLevel`];
+/// a recorded one is flat.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct SeaLevel {
+pub struct RecordedSea {
     /// Raw height units.
     pub raw: f32,
     /// Which record gave it: `"WBTB ocean"`, `"TCRV sea"` or `"default 0.15 raw"`.
     pub source: &'static str,
 }
 
-impl SeaLevel {
+impl RecordedSea {
     /// The generator's default sea level, raw units.
     pub const DEFAULT_RAW: f32 = 0.15;
 
     /// The sea level of `bp`: the WBTB ocean's surface level, else TCRV's sea, else the default.
-    pub fn of(bp: &Blueprint) -> SeaLevel {
+    pub fn of(bp: &Blueprint) -> RecordedSea {
         let ocean = bp.water_bodies.as_ref().and_then(|bodies| {
             bodies
                 .iter()
                 .find(|b| b.kind == WaterBodyType::Ocean && b.surface_level.is_finite())
         });
         if let Some(ocean) = ocean {
-            return SeaLevel {
+            return RecordedSea {
                 raw: ocean.surface_level,
                 source: "WBTB ocean",
             };
         }
         if let Some(c) = bp.curve.filter(|c| c.base.sea.is_finite()) {
-            return SeaLevel {
+            return RecordedSea {
                 raw: c.base.sea,
                 source: "TCRV sea",
             };
         }
-        SeaLevel {
+        RecordedSea {
             raw: Self::DEFAULT_RAW,
             source: "default 0.15 raw",
         }
@@ -261,8 +237,13 @@ impl ExportKind {
         }
     }
 
+    /// Every kind's name, comma-separated, in [`ExportKind::ALL`]'s order.
+    pub fn names() -> String {
+        ExportKind::ALL.map(ExportKind::name).join(", ")
+    }
+
     /// Parses `--export`'s comma-separated list (`all` for every kind); sorted, no repeats.
-    pub fn parse_list(list: &str) -> Result<Vec<ExportKind>, String> {
+    pub fn parse_list(list: &str) -> Result<Vec<ExportKind>, Unsupported> {
         let mut kinds = Vec::new();
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             if name == "all" {
@@ -271,11 +252,7 @@ impl ExportKind {
             }
             match ExportKind::ALL.iter().find(|k| k.name() == name) {
                 Some(k) => kinds.push(*k),
-                None => {
-                    return Err(format!(
-                    "unknown export {name:?}; accepted: heightmap, r16, tiff, splat, geojson, all"
-                ))
-                }
+                None => return Err(Unsupported::UnknownKind(name.into())),
             }
         }
         kinds.sort();
@@ -350,9 +327,12 @@ mod tests {
             ExportKind::parse_list("all").unwrap(),
             ExportKind::ALL.to_vec()
         );
-        assert!(ExportKind::parse_list("heightmap,obj")
-            .unwrap_err()
-            .contains("\"obj\""));
+        let e = ExportKind::parse_list("heightmap,obj").unwrap_err();
+        assert_eq!(e, Unsupported::UnknownKind("obj".into()));
+        assert_eq!(
+            e.to_string(),
+            "unknown export \"obj\"; accepted: heightmap, r16, tiff, splat, geojson, all"
+        );
     }
 
     #[test]

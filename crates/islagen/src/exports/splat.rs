@@ -39,7 +39,6 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{rows, ExportError, Frame, Unsupported};
-use crate::blueprint::format::WaterBodyType;
 use crate::blueprint::{Biome, Blueprint, RoadTier};
 use crate::render::{self, Canvas};
 use crate::units::WORLD_SIZE_M;
@@ -266,12 +265,7 @@ impl Canvas for Mask {
 pub fn masks(bp: &Blueprint) -> [Vec<u8>; 3] {
     let s = bp.side();
     let water = rows(s, s, |x, y| if bp.is_water(x, y) { 255u8 } else { 0 });
-    let mut river_id = vec![false; usize::from(u16::MAX) + 1];
-    for body in bp.water_bodies.iter().flatten() {
-        if body.kind == WaterBodyType::River {
-            river_id[usize::from(body.id)] = true;
-        }
-    }
+    let river_id = bp.river_body_ids();
     let rivers = match &bp.water_ids {
         Some(ids) => rows(s, s, |x, y| {
             if river_id[usize::from(ids[[x, y]])] {

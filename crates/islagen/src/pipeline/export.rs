@@ -79,7 +79,8 @@ pub fn sidecar_path(dir: &Path, seed: i32, layout: SidecarLayout) -> PathBuf {
     }
 }
 
-/// Why a world's files could not be written.
+/// Why a world's files could not be written: the blueprints, snapshots and sidecar here, and
+/// the exports for engines and GIS ([`crate::exports`]). Every variant names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     /// A folder or a file could not be made.
@@ -100,10 +101,14 @@ pub enum ExportError {
         /// The cause.
         source: WriteError,
     },
+    /// The blueprint cannot be exported as asked (an export for engines and GIS).
+    #[error("cannot export: {0}")]
+    Unsupported(#[from] crate::exports::Unsupported),
 }
 
 impl ExportError {
-    fn io<'a>(
+    /// The error of `action` on `path`, for `map_err`.
+    pub(crate) fn io<'a>(
         action: &'static str,
         path: &'a Path,
     ) -> impl FnOnce(std::io::Error) -> ExportError + 'a {

@@ -18,6 +18,7 @@
 mod export;
 pub mod params;
 pub mod records;
+pub mod summary;
 
 use std::time::Duration;
 
@@ -29,7 +30,6 @@ pub use export::{
     SidecarLayout, Written,
 };
 
-use crate::blueprint::format::WaterBodyType;
 use crate::blueprint::{Blueprint, Params, RiverNetwork, Roads, Town};
 use crate::config::{Config, ErosionModel, TerrainCurve, TerrainDetail};
 use crate::progress::Progress;
@@ -118,13 +118,10 @@ impl World {
     /// The river pixels (`x * n + y`, ascending): WBID pixels of WBTB bodies of type River.
     pub fn river_pixels(&self) -> Vec<u32> {
         let bp = &self.blueprint;
-        let (Some(ids), Some(bodies)) = (&bp.water_ids, &bp.water_bodies) else {
+        let (Some(ids), Some(_)) = (&bp.water_ids, &bp.water_bodies) else {
             return Vec::new();
         };
-        let mut river = vec![false; usize::from(u16::MAX) + 1];
-        for b in bodies.iter().filter(|b| b.kind == WaterBodyType::River) {
-            river[usize::from(b.id)] = true;
-        }
+        let river = bp.river_body_ids();
         let n = ids.dim().1;
         ids.indexed_iter()
             .filter(|(_, &id)| river[usize::from(id)])
@@ -158,6 +155,30 @@ pub struct WorldStats {
     pub crater_center: [f32; 2],
     /// The islet field's threshold for this seed.
     pub islet_threshold: f32,
+}
+
+/// The stages [`generate_and_export`] reports for `config` (one start and one finish each in
+/// [`Progress`]), in the order they begin; the blueprint and snapshot writes run beside the
+/// road search, so the order they finish in varies. [`generate`] reports the same list
+/// without the four writes ("write v2", "write v1", "snapshots", "write roads"). A caller
+/// counting finished stages (a progress bar) divides by its length.
+pub fn stage_names(config: &Config) -> Vec<&'static str> {
+    let mut names = vec!["topography", "mainland", "crater", "water", "elevation"];
+    match config.erosion.model {
+        ErosionModel::Droplets => names.push("erosion"),
+        ErosionModel::Fluvial => names.push("fluvial relief"),
+        ErosionModel::Off => {}
+    }
+    if params::rivers(config).is_some() {
+        names.push("rivers");
+    }
+    names.extend(["biomes", "water bodies", "basins", "towns", "statistics"]);
+    names.extend(["write v2", "write v1", "snapshots"]);
+    if !config.skip_roads {
+        names.push("roads");
+    }
+    names.push("write roads");
+    names
 }
 
 /// Generates the world of `seed` (already resolved) under `config`.
