@@ -36,8 +36,9 @@ struct GenerateArgs {
     /// World seed; 0 = randomize (the resolved seed is printed and used for file names).
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<i32>,
-    /// Pixels per side (256..=32768); overrides MapSize in the config.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(256..=32768))]
+    /// Pixels per side, in MapSize's range (`islagen config --list`); overrides MapSize in the
+    /// config.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(islagen::config::keys::map_size_range()))]
     size: Option<u32>,
     /// Export present-but-empty road sections instead of running the road pass.
     #[arg(long)]
@@ -108,6 +109,15 @@ enum Command {
         /// address (repeatable): requests naming any other Host are refused.
         #[arg(long = "allow-host", value_name = "NAME")]
         allow_host: Vec<String>,
+    },
+    /// The ServerConfig.json keys islagen reads: default, range, unit and meaning of each.
+    Config {
+        /// List every key (what `islagen config` does with no option).
+        #[arg(long)]
+        list: bool,
+        /// Print the README's Markdown key table instead.
+        #[arg(long, conflicts_with = "list")]
+        markdown: bool,
     },
     /// Re-encode any readable blueprint as v2 (or v1).
     Convert {
@@ -339,8 +349,9 @@ struct SweepArgs {
     /// A file of seeds: one per line (ranges and lists allowed), `#` comments.
     #[arg(long)]
     seeds_file: Option<PathBuf>,
-    /// Pixels per side (256..=32768); overrides MapSize in the config.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(256..=32768))]
+    /// Pixels per side, in MapSize's range (`islagen config --list`); overrides MapSize in the
+    /// config.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(islagen::config::keys::map_size_range()))]
     size: Option<u32>,
     /// Skip the road pass for every seed.
     #[arg(long)]
@@ -436,6 +447,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     Ok(ExitCode::FAILURE)
                 }
             }
+        }
+        Some(Command::Config { list: _, markdown }) => {
+            use islagen::config::keys;
+            print!(
+                "{}",
+                if markdown {
+                    keys::markdown_table()
+                } else {
+                    keys::listing()
+                }
+            );
+            Ok(ExitCode::SUCCESS)
         }
         Some(Command::Convert { input, output, v1 }) => {
             let mut bp = load(&input)?.blueprint;

@@ -1027,3 +1027,41 @@ fn a_terminal_gets_colour_unless_no_color_is_set() {
     assert!(run(None), "no colour on a terminal");
     assert!(!run(Some("1")), "colour despite NO_COLOR=1");
 }
+
+/// `islagen config` prints every key of the one key table, and the README's key table is what
+/// `islagen config --markdown` prints (regenerate it with that command when a key changes).
+#[test]
+fn the_key_table_is_listed_and_the_readme_holds_it() {
+    let o = islagen(&["config", "--list"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let listing = String::from_utf8(o.stdout).unwrap();
+    for key in islagen::config::KNOWN_KEYS {
+        assert!(
+            listing
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(key)),
+            "{key} is not listed"
+        );
+    }
+    assert_eq!(islagen(&["config"]).stdout, listing.as_bytes());
+    let o = islagen(&["config", "--markdown"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let table = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(table, islagen::config::keys::markdown_table());
+    assert_eq!(table.lines().count(), 2 + islagen::config::KNOWN_KEYS.len());
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme
+        .find("<!-- keys:")
+        .expect("the README marks its key table");
+    let body = &readme[start..];
+    let body = &body[body.find('\n').unwrap() + 1..];
+    let end = body
+        .find("<!-- /keys -->")
+        .expect("the key table's end marker");
+    assert_eq!(
+        &body[..end],
+        table,
+        "README.md's key table is stale: replace it with `islagen config --markdown`"
+    );
+}

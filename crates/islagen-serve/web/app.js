@@ -560,8 +560,6 @@ const tune = {
   poll: null,
 };
 
-const HIDDEN_DIALS = new Set(['MapSize', 'WorldSeed']);
-
 async function loadDials() {
   if (tune.dials) return;
   try {
@@ -574,25 +572,28 @@ async function loadDials() {
   const groups = new Map();
   for (const d of tune.dials.dials) {
     tune.values[d.key] = d.default;
-    if (d.key === 'MapSize') sizeOptions(d);
-    if (HIDDEN_DIALS.has(d.key)) continue;
     const g = d.group || 'other';
     if (!groups.has(g)) groups.set(g, []);
     groups.get(g).push(dialRow(d));
   }
-  if (!$('#gen-size').options.length) sizeOptions(null);
+  sizeOptions(worldKey('MapSize'));
   $('#dials').replaceChildren(...[...groups].map(([g, rows]) =>
     el('fieldset', { dataset: { group: g } }, el('legend', { text: g }), rows)));
   requestPreview(0);
 }
 
-function sizeOptions(dial) {
-  const min = dial && dial.min ? Math.max(256, dial.min) : 256;
-  const max = dial && dial.max ? Math.min(32768, dial.max) : 32768;
-  const def = dial ? dial.default : 8192;
+/** A key the page has its own box for (MapSize, WorldSeed): its range and default, served
+ *  with the dials from the one key table. */
+function worldKey(key) {
+  return ((tune.dials && tune.dials.world) || []).find(k => k.key === key) || null;
+}
+
+/** The generation's sizes: the powers of two in MapSize's range. */
+function sizeOptions(key) {
+  if (!key) return;
   const opts = [];
-  for (let s = 256; s <= max; s *= 2) {
-    if (s >= min) opts.push(el('option', { value: s, text: `${s} × ${s}`, selected: s === def }));
+  for (let s = key.min; s <= key.max; s *= 2) {
+    opts.push(el('option', { value: s, text: `${s} × ${s}`, selected: s === key.default }));
   }
   $('#gen-size').replaceChildren(...opts);
 }
@@ -646,14 +647,16 @@ function seedValue() {
   const s = $('#seed').value.trim();
   if (!/^-?\d+$/.test(s)) return { error: 'an integer, please' };
   const v = Number(s);
-  if (v < -2147483648 || v > 2147483647) return { error: 'between -2147483648 and 2147483647' };
+  const key = worldKey('WorldSeed');
+  if (!key) return { error: 'the dials are not loaded' };
+  if (v < key.min || v > key.max) return { error: `between ${key.min} and ${key.max}` };
   return { value: v };
 }
 
 /** The config the dials show: every dial's value (MapSize and WorldSeed apart). */
 function dialConfig() {
   const c = {};
-  for (const [k, v] of Object.entries(tune.values)) if (!HIDDEN_DIALS.has(k)) c[k] = v;
+  for (const [k, v] of Object.entries(tune.values)) c[k] = v;
   return c;
 }
 

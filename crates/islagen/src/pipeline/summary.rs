@@ -93,33 +93,30 @@ pub fn lines(config: &Config, world: &World) -> Vec<String> {
     lines
 }
 
-/// What the original's per-map erosion keys, when a config gives them, mean at this MapSize.
+/// What the original's per-map erosion keys, when a config gives them, mean at this MapSize
+/// (each names the scale-invariant key that supersedes it, from [`crate::config::keys`]).
 pub fn erosion_notes(config: &Config, ran: &ErosionStats) -> Vec<String> {
-    use crate::config::{DropletBudget, ErosionLength, DEFAULT_DROPLETS_PER_KM2};
+    use crate::config::{keys, DropletBudget, ErosionLength};
     let size = config.map_size;
+    let newer = |old: &str| keys::key(old).and_then(|k| k.superseded_by).unwrap_or("");
     let mut notes = Vec::new();
     if let DropletBudget::Count(n) = config.erosion.droplets {
+        let density = newer("ErosionDropletCount");
+        let default = keys::key(density).map_or(f64::NAN, |k| k.default.number());
         notes.push(format!(
-            "ErosionDropletCount {n} is a count over the whole map: at MapSize {size} that is {:.0} droplets per km² of land, and the same count erodes less per km² on a larger map. ErosionDropletDensity (default {DEFAULT_DROPLETS_PER_KM2}) gives the same erosion at every MapSize",
+            "ErosionDropletCount {n} is a count over the whole map: at MapSize {size} that is {:.0} droplets per km² of land, and the same count erodes less per km² on a larger map. {density} (default {default}) gives the same erosion at every MapSize",
             ran.per_land_km2
         ));
     }
-    for (key, length, metres_key) in [
-        (
-            "ErosionDropletLifetime",
-            config.erosion.lifetime,
-            "ErosionDropletDistance",
-        ),
-        (
-            "ErosionBrushRadius",
-            config.erosion.brush,
-            "ErosionBrushSize",
-        ),
+    for (key, length) in [
+        ("ErosionDropletLifetime", config.erosion.lifetime),
+        ("ErosionBrushRadius", config.erosion.brush),
     ] {
         if let ErosionLength::Cells(c) = length {
             notes.push(format!(
-                "{key} {c} is in map cells: {:.0} m at MapSize {size} (and a different distance at another size); {metres_key} states it in metres",
-                length.metres(size)
+                "{key} {c} is in map cells: {:.0} m at MapSize {size} (and a different distance at another size); {} states it in metres",
+                length.metres(size),
+                newer(key)
             ));
         }
     }

@@ -13,68 +13,26 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// Legacy island axis ratios, restored when a configured axis is ≤ 0.01.
-pub const LEGACY_ISLAND_AXIS: (f32, f32) = (1.15, 0.90);
+use keys::{Key, Kind, Value};
 
 /// The balanced curve preset's band-squeeze bound for ShelfEdgeVariation, metres of input
 /// height: a larger shift could fold the curve. It is the curve stage's
 /// `BALANCED.edge_max_shift_m()` (half the narrower of its K2…K3 and K5…K6 bands × 251 m),
-/// restated here so validation does not reach into a stage; a test holds the two equal.
+/// restated here so validation does not reach into a stage; a test holds the two equal, and
+/// this equal to ShelfEdgeVariation's largest value in [`keys::KEYS`].
 pub const SHELF_EDGE_MAX_SHIFT_M: f32 = 15.06;
 
-/// Every key islagen reads, as written in ServerConfig.json (a test holds this list to
-/// [`RawConfig`]'s fields and to `config/ServerConfig.json`).
-pub const KNOWN_KEYS: &[&str] = &[
-    "MapSize",
-    "WorldSeed",
-    "CraterRadius",
-    "DensityMultiplier",
-    "SeaLevelModel",
-    "SeaLevelValue",
-    "SkipRoads",
-    "TerrainCurve",
-    "TerrainDetail",
-    "ShelfReliefAmp",
-    "ShelfEdgeVariation",
-    "Erosion",
-    "ErosionDropletCount",
-    "ErosionDropletDensity",
-    "ErosionDropletDistance",
-    "ErosionBrushSize",
-    "ErosionDropletLifetime",
-    "ErosionCarveCap",
-    "ErosionDepositCap",
-    "ErosionBrushRadius",
-    "ErosionSeedOffset",
-    "ErosionSeaMargin",
-    "ErosionInertia",
-    "ErosionCapacityFactor",
-    "ErosionMinSlope",
-    "ErosionErodeRate",
-    "ErosionDepositRate",
-    "ErosionEvaporation",
-    "ErosionGravity",
-    "ErosionErodibility",
-    "ErosionUplift",
-    "ErosionDiffusivity",
-    "ErosionMaturity",
-    "ErosionSteps",
-    "CraterErosionMode",
-    "CraterErosionCore",
-    "CraterErosionFeather",
-    "CoastProfile",
-    "IslandAxisX",
-    "IslandAxisY",
-    "OffshoreIslandDensity",
-    "SpineVariation",
-    "CoastVariation",
-    "CraterRim",
-    "FineRelief",
-    "Rivers",
-    "RiverCatchment",
-    "RiverWidthScale",
-    "RiverDensity",
-];
+pub mod keys;
+
+pub use keys::KNOWN_KEYS;
+
+/// The key named `$name` in [`keys::KEYS`], found when the program is compiled.
+macro_rules! k {
+    ($name:literal) => {{
+        const KEY: &keys::Key = keys::find($name);
+        KEY
+    }};
+}
 
 /// The known key an unknown one was most likely meant to be: the same key in another case, or
 /// one within a small edit distance (1 for keys up to 8 characters, 2 beyond). Keys further
@@ -341,53 +299,12 @@ pub struct Config {
     pub river_density: f32,
 }
 
+/// Every key at its default ([`keys::KEYS`]): what an empty ServerConfig.json means.
 impl Default for Config {
     fn default() -> Self {
-        Config {
-            map_size: 8192,
-            world_seed: 0,
-            crater_radius: 64.0,
-            density_multiplier: 1.0,
-            sea_level: SeaLevelModel::Flat(0.15),
-            skip_roads: false,
-            terrain_curve: TerrainCurve::V5,
-            terrain_detail: TerrainDetail::V1,
-            shelf_relief_amp_m: 3.0,
-            shelf_edge_variation_m: 12.0,
-            erosion: ErosionConfig {
-                model: ErosionModel::Fluvial,
-                fluvial: DEFAULT_FLUVIAL,
-                droplets: DropletBudget::PerLandKm2(DEFAULT_DROPLETS_PER_KM2),
-                lifetime: ErosionLength::Metres(1536.0),
-                carve_cap_m: 15.0,
-                deposit_cap_m: 6.0,
-                brush: ErosionLength::Metres(12.0),
-                seed_offset: 1709,
-                sea_margin_m: 0.5,
-                inertia: 0.35,
-                capacity_factor: 4.0,
-                min_slope_m: 0.05,
-                erode_rate: 0.3,
-                deposit_rate: 0.3,
-                evaporation: 0.01,
-                gravity: 4.0,
-                crater_mode: CraterErosionMode::Feather,
-                crater_core: 0.80,
-                crater_feather: 1.05,
-            },
-            coast_profile: CoastProfile::Wide,
-            island_axis_x: 1.30,
-            island_axis_y: 0.78,
-            offshore_island_density: 0.02,
-            spine_variation: 1.0,
-            coast_variation: 1.0,
-            crater_rim_m: 50.0,
-            fine_relief: 1.0,
-            rivers: true,
-            river_catchment_km2: 0.25,
-            river_width_scale: 1.0,
-            river_density: 1.0,
-        }
+        Config::from_raw(RawConfig::default())
+            .expect("the key table's defaults are valid (a test holds them)")
+            .config
     }
 }
 
@@ -485,97 +402,38 @@ impl Config {
 
     /// Validates a raw config.
     pub fn from_raw(raw: RawConfig) -> Result<LoadedConfig, ConfigError> {
-        let d = Config::default();
         let mut v = Validator {
             warnings: Vec::new(),
         };
-        let map_size = v.int("MapSize", raw.map_size, d.map_size as i64, 256, 32768) as u32;
-        let world_seed = match raw.world_seed {
-            None => d.world_seed,
-            Some(s) => i32::try_from(s).map_err(|_| ConfigError::Invalid {
-                key: "WorldSeed",
-                value: s.to_string(),
-                accepted: format!("an integer in {}..={} (0 = randomize)", i32::MIN, i32::MAX),
-            })?,
-        };
-        let sea_model = choice(
-            "SeaLevelModel",
-            &raw.sea_level_model,
-            &["flat", "field"],
-            &[],
-            "flat",
-        )?;
-        let sea_value = v.float("SeaLevelValue", raw.sea_level_value, 0.15, 0.01, 0.6);
+        let map_size = v.int(k!("MapSize"), raw.map_size) as u32;
+        let world_seed = seed(k!("WorldSeed"), raw.world_seed)?;
+        let sea_model = choice(k!("SeaLevelModel"), &raw.sea_level_model)?;
+        let sea_value = v.float(k!("SeaLevelValue"), raw.sea_level_value);
         let sea_level = if sea_model == "flat" {
             SeaLevelModel::Flat(sea_value)
         } else {
             SeaLevelModel::Field
         };
-        let curve = choice(
-            "TerrainCurve",
-            &raw.terrain_curve,
-            &["v5", "off"],
-            &["v1", "v2", "v3", "v4", "on", "tri"],
-            "v5",
-        )?;
-        let detail = choice(
-            "TerrainDetail",
-            &raw.terrain_detail,
-            &["v1", "off"],
-            &[],
-            "v1",
-        )?;
-        let erosion = choice("Erosion", &raw.erosion, &["v2", "v1", "off"], &[], "v2")?;
-        let rivers = choice("Rivers", &raw.rivers, &["v1", "off"], &[], "v1")?;
-        let crater_mode = choice(
-            "CraterErosionMode",
-            &raw.crater_erosion_mode,
-            &["feather", "full"],
-            &[],
-            "feather",
-        )?;
-        let coast = choice(
-            "CoastProfile",
-            &raw.coast_profile,
-            &["wide", "steep"],
-            &[],
-            "wide",
-        )?;
-        let e = d.erosion;
-        let crater_core = v.float(
-            "CraterErosionCore",
-            raw.crater_erosion_core,
-            e.crater_core,
-            0.0,
-            2.0,
-        );
-        let crater_feather = v.float(
-            "CraterErosionFeather",
+        let curve = choice(k!("TerrainCurve"), &raw.terrain_curve)?;
+        let detail = choice(k!("TerrainDetail"), &raw.terrain_detail)?;
+        let erosion = choice(k!("Erosion"), &raw.erosion)?;
+        let rivers = choice(k!("Rivers"), &raw.rivers)?;
+        let crater_mode = choice(k!("CraterErosionMode"), &raw.crater_erosion_mode)?;
+        let coast = choice(k!("CoastProfile"), &raw.coast_profile)?;
+        let crater_core = v.float(k!("CraterErosionCore"), raw.crater_erosion_core);
+        let crater_feather = v.at_least(
+            k!("CraterErosionFeather"),
             raw.crater_erosion_feather,
-            e.crater_feather,
             crater_core,
-            3.0,
         );
-        let (droplets, lifetime, brush) = erosion_budget(&mut v, &raw, &e);
+        let (droplets, lifetime, brush) = erosion_budget(&mut v, &raw);
         let config = Config {
             map_size,
             world_seed,
-            crater_radius: v.float(
-                "CraterRadius",
-                raw.crater_radius,
-                d.crater_radius,
-                8.0,
-                200.0,
-            ),
-            density_multiplier: v.float(
-                "DensityMultiplier",
-                raw.density_multiplier,
-                d.density_multiplier,
-                0.1,
-                10.0,
-            ),
+            crater_radius: v.float(k!("CraterRadius"), raw.crater_radius),
+            density_multiplier: v.float(k!("DensityMultiplier"), raw.density_multiplier),
             sea_level,
-            skip_roads: raw.skip_roads.unwrap_or(d.skip_roads),
+            skip_roads: flag(k!("SkipRoads"), raw.skip_roads),
             terrain_curve: if curve == "v5" {
                 TerrainCurve::V5
             } else {
@@ -586,95 +444,29 @@ impl Config {
             } else {
                 TerrainDetail::Off
             },
-            shelf_relief_amp_m: v.float(
-                "ShelfReliefAmp",
-                raw.shelf_relief_amp,
-                d.shelf_relief_amp_m,
-                0.0,
-                10.0,
-            ),
-            shelf_edge_variation_m: v.float(
-                "ShelfEdgeVariation",
-                raw.shelf_edge_variation,
-                d.shelf_edge_variation_m,
-                0.0,
-                SHELF_EDGE_MAX_SHIFT_M,
-            ),
+            shelf_relief_amp_m: v.float(k!("ShelfReliefAmp"), raw.shelf_relief_amp),
+            shelf_edge_variation_m: v.float(k!("ShelfEdgeVariation"), raw.shelf_edge_variation),
             erosion: ErosionConfig {
                 model: match erosion {
                     "v2" => ErosionModel::Fluvial,
                     "v1" => ErosionModel::Droplets,
                     _ => ErosionModel::Off,
                 },
-                fluvial: fluvial(&mut v, &raw, &e.fluvial),
+                fluvial: fluvial(&mut v, &raw),
                 droplets,
                 lifetime,
-                carve_cap_m: v.float(
-                    "ErosionCarveCap",
-                    raw.erosion_carve_cap,
-                    e.carve_cap_m,
-                    0.5,
-                    60.0,
-                ),
-                deposit_cap_m: v.float(
-                    "ErosionDepositCap",
-                    raw.erosion_deposit_cap,
-                    e.deposit_cap_m,
-                    0.0,
-                    30.0,
-                ),
+                carve_cap_m: v.float(k!("ErosionCarveCap"), raw.erosion_carve_cap),
+                deposit_cap_m: v.float(k!("ErosionDepositCap"), raw.erosion_deposit_cap),
                 brush,
-                seed_offset: v.int(
-                    "ErosionSeedOffset",
-                    raw.erosion_seed_offset,
-                    e.seed_offset.into(),
-                    i32::MIN.into(),
-                    i32::MAX.into(),
-                ) as i32,
-                sea_margin_m: v.float(
-                    "ErosionSeaMargin",
-                    raw.erosion_sea_margin,
-                    e.sea_margin_m,
-                    0.0,
-                    10.0,
-                ),
-                inertia: v.float("ErosionInertia", raw.erosion_inertia, e.inertia, 0.0, 0.99),
-                capacity_factor: v.float(
-                    "ErosionCapacityFactor",
-                    raw.erosion_capacity_factor,
-                    e.capacity_factor,
-                    0.1,
-                    64.0,
-                ),
-                min_slope_m: v.float(
-                    "ErosionMinSlope",
-                    raw.erosion_min_slope,
-                    e.min_slope_m,
-                    0.0,
-                    10.0,
-                ),
-                erode_rate: v.float(
-                    "ErosionErodeRate",
-                    raw.erosion_erode_rate,
-                    e.erode_rate,
-                    0.0,
-                    1.0,
-                ),
-                deposit_rate: v.float(
-                    "ErosionDepositRate",
-                    raw.erosion_deposit_rate,
-                    e.deposit_rate,
-                    0.0,
-                    1.0,
-                ),
-                evaporation: v.float(
-                    "ErosionEvaporation",
-                    raw.erosion_evaporation,
-                    e.evaporation,
-                    0.0,
-                    0.5,
-                ),
-                gravity: v.float("ErosionGravity", raw.erosion_gravity, e.gravity, 0.1, 50.0),
+                seed_offset: v.int(k!("ErosionSeedOffset"), raw.erosion_seed_offset) as i32,
+                sea_margin_m: v.float(k!("ErosionSeaMargin"), raw.erosion_sea_margin),
+                inertia: v.float(k!("ErosionInertia"), raw.erosion_inertia),
+                capacity_factor: v.float(k!("ErosionCapacityFactor"), raw.erosion_capacity_factor),
+                min_slope_m: v.float(k!("ErosionMinSlope"), raw.erosion_min_slope),
+                erode_rate: v.float(k!("ErosionErodeRate"), raw.erosion_erode_rate),
+                deposit_rate: v.float(k!("ErosionDepositRate"), raw.erosion_deposit_rate),
+                evaporation: v.float(k!("ErosionEvaporation"), raw.erosion_evaporation),
+                gravity: v.float(k!("ErosionGravity"), raw.erosion_gravity),
                 crater_mode: if crater_mode == "full" {
                     CraterErosionMode::Full
                 } else {
@@ -688,63 +480,18 @@ impl Config {
             } else {
                 CoastProfile::Steep
             },
-            island_axis_x: v.axis(
-                "IslandAxisX",
-                raw.island_axis_x,
-                d.island_axis_x,
-                LEGACY_ISLAND_AXIS.0,
-            ),
-            island_axis_y: v.axis(
-                "IslandAxisY",
-                raw.island_axis_y,
-                d.island_axis_y,
-                LEGACY_ISLAND_AXIS.1,
-            ),
-            offshore_island_density: v.float(
-                "OffshoreIslandDensity",
-                raw.offshore_island_density,
-                d.offshore_island_density,
-                0.0,
-                0.5,
-            ),
-            spine_variation: v.float(
-                "SpineVariation",
-                raw.spine_variation,
-                d.spine_variation,
-                0.0,
-                1.0,
-            ),
-            coast_variation: v.float(
-                "CoastVariation",
-                raw.coast_variation,
-                d.coast_variation,
-                0.0,
-                1.0,
-            ),
-            crater_rim_m: v.float("CraterRim", raw.crater_rim, d.crater_rim_m, 0.0, 120.0),
-            fine_relief: v.float("FineRelief", raw.fine_relief, d.fine_relief, 0.0, 4.0),
+            island_axis_x: v.axis(k!("IslandAxisX"), raw.island_axis_x),
+            island_axis_y: v.axis(k!("IslandAxisY"), raw.island_axis_y),
+            offshore_island_density: v
+                .float(k!("OffshoreIslandDensity"), raw.offshore_island_density),
+            spine_variation: v.float(k!("SpineVariation"), raw.spine_variation),
+            coast_variation: v.float(k!("CoastVariation"), raw.coast_variation),
+            crater_rim_m: v.float(k!("CraterRim"), raw.crater_rim),
+            fine_relief: v.float(k!("FineRelief"), raw.fine_relief),
             rivers: rivers == "v1",
-            river_catchment_km2: v.float(
-                "RiverCatchment",
-                raw.river_catchment,
-                d.river_catchment_km2,
-                0.05,
-                20.0,
-            ),
-            river_width_scale: v.float(
-                "RiverWidthScale",
-                raw.river_width_scale,
-                d.river_width_scale,
-                0.1,
-                5.0,
-            ),
-            river_density: v.float(
-                "RiverDensity",
-                raw.river_density,
-                d.river_density,
-                0.1,
-                10.0,
-            ),
+            river_catchment_km2: v.float(k!("RiverCatchment"), raw.river_catchment),
+            river_width_scale: v.float(k!("RiverWidthScale"), raw.river_width_scale),
+            river_density: v.float(k!("RiverDensity"), raw.river_density),
         };
         Ok(LoadedConfig {
             config,
@@ -766,109 +513,74 @@ impl Config {
 
 /// An enum-valued key: the lower-cased value if accepted, else an error naming the accepted
 /// values (and saying so when the value is a retired one).
-fn choice(
-    key: &'static str,
-    given: &Option<String>,
-    accepted: &[&'static str],
-    retired: &[&str],
-    default: &'static str,
-) -> Result<&'static str, ConfigError> {
+fn choice(key: &'static Key, given: &Option<String>) -> Result<&'static str, ConfigError> {
+    let (Kind::Enum { values, retired }, Value::Str(default)) = (key.kind, key.default) else {
+        unreachable!("{} is not an enum key", key.name)
+    };
     let Some(given) = given else {
         return Ok(default);
     };
     let lower = given.to_ascii_lowercase();
-    if let Some(v) = accepted.iter().find(|a| **a == lower) {
+    if let Some(v) = values.iter().find(|a| **a == lower) {
         return Ok(v);
     }
-    let quoted: Vec<String> = accepted.iter().map(|a| format!("\"{a}\"")).collect();
+    let quoted: Vec<String> = values.iter().map(|a| format!("\"{a}\"")).collect();
     let note = if retired.contains(&lower.as_str()) {
         " (this value is retired)"
     } else {
         ""
     };
     Err(ConfigError::Invalid {
-        key,
+        key: key.name,
         value: format!("\"{given}\"{note}"),
         accepted: quoted.join(", "),
     })
 }
 
-/// The default droplet density, droplets per km² of land.
-pub const DEFAULT_DROPLETS_PER_KM2: f32 = 1_500.0;
-
-/// One erosion length's two keys: the original's in map cells and the scale-invariant one in
-/// metres, with their bounds.
-struct LengthKeys {
-    cells_key: &'static str,
-    cells: Option<i64>,
-    cell_bounds: (i64, i64),
-    metres_key: &'static str,
-    metres: Option<f64>,
-    metre_bounds: (f32, f32),
+/// The seed key: an i32, else an error.
+fn seed(key: &'static Key, given: Option<i64>) -> Result<i32, ConfigError> {
+    let Some(s) = given else {
+        return Ok(key.default.number() as i32);
+    };
+    i32::try_from(s).map_err(|_| ConfigError::Invalid {
+        key: key.name,
+        value: s.to_string(),
+        accepted: format!("an integer in {}..={} (0 = randomize)", i32::MIN, i32::MAX),
+    })
 }
 
-impl LengthKeys {
-    fn resolve(&self, v: &mut Validator, default: ErosionLength) -> ErosionLength {
-        let cells = v.superseded(self.metres_key, self.metres, self.cells_key, self.cells);
-        match (cells, default) {
-            (Some(c), _) => {
-                let (lo, hi) = self.cell_bounds;
-                ErosionLength::Cells(v.int(self.cells_key, Some(c), 0, lo, hi) as i32)
-            }
-            (None, ErosionLength::Metres(m)) => {
-                let (lo, hi) = self.metre_bounds;
-                ErosionLength::Metres(v.float(self.metres_key, self.metres, m, lo, hi))
-            }
-            (None, cells) => cells,
-        }
+/// A boolean key.
+fn flag(key: &'static Key, given: Option<bool>) -> bool {
+    given.unwrap_or(key.default == Value::Bool(true))
+}
+
+/// One erosion length's two keys: the original's in map cells and the scale-invariant one in
+/// metres (which wins when both are given).
+fn length(
+    v: &mut Validator,
+    (cells_key, cells): (&'static Key, Option<i64>),
+    (metres_key, metres): (&'static Key, Option<f64>),
+) -> ErosionLength {
+    match v.superseded(metres_key, metres, cells_key, cells) {
+        Some(c) => ErosionLength::Cells(v.int(cells_key, Some(c)) as i32),
+        None => ErosionLength::Metres(v.float(metres_key, metres)),
     }
 }
 
-/// The fluvial relief's defaults, chosen on 12 seeds at 2048 by the drainage statistics of
-/// `scripts/geomorph.py` (issue 26's notes): graded channels of steepness U/K ≈ 11 m^0.9 on
-/// land up to 100 m, rising with the design to ≈ 44 m^0.9 at 400 m, over 2 Myr in 12 steps —
-/// valleys dissect the massifs and cut the plateau's rim, and the land under 2° stays within
-/// 25 % of the design's (K = 20 took 26 % of seed 12's, K = 25–30 a third of seed 1's) — with a
-/// diffusivity that rounds valley walls over about sqrt(D T) = 60 m onto the channels' beds.
-pub const DEFAULT_FLUVIAL: FluvialConfig = FluvialConfig {
-    erodibility_per_myr: 18.0,
-    uplift_mm_yr: 0.2,
-    diffusivity_m2_yr: 0.002,
-    maturity_myr: 2.0,
-    steps: 12,
-};
-
-fn fluvial(v: &mut Validator, raw: &RawConfig, d: &FluvialConfig) -> FluvialConfig {
+/// The fluvial relief's five keys. Their defaults were chosen on 12 seeds at 2048 by the
+/// drainage statistics of `scripts/geomorph.py` (issue 26's notes): graded channels of
+/// steepness U/K ≈ 11 m^0.9 on land up to 100 m, rising with the design to ≈ 44 m^0.9 at 400 m,
+/// over 2 Myr in 12 steps — valleys dissect the massifs and cut the plateau's rim, and the land
+/// under 2° stays within 25 % of the design's (K = 20 took 26 % of seed 12's, K = 25–30 a third
+/// of seed 1's) — with a diffusivity that rounds valley walls over about sqrt(D T) = 60 m onto
+/// the channels' beds.
+fn fluvial(v: &mut Validator, raw: &RawConfig) -> FluvialConfig {
     FluvialConfig {
-        erodibility_per_myr: v.float(
-            "ErosionErodibility",
-            raw.erosion_erodibility,
-            d.erodibility_per_myr,
-            0.1,
-            100.0,
-        ),
-        uplift_mm_yr: v.float(
-            "ErosionUplift",
-            raw.erosion_uplift,
-            d.uplift_mm_yr,
-            0.0,
-            10.0,
-        ),
-        diffusivity_m2_yr: v.float(
-            "ErosionDiffusivity",
-            raw.erosion_diffusivity,
-            d.diffusivity_m2_yr,
-            0.0,
-            1.0,
-        ),
-        maturity_myr: v.float(
-            "ErosionMaturity",
-            raw.erosion_maturity,
-            d.maturity_myr,
-            0.01,
-            20.0,
-        ),
-        steps: v.int("ErosionSteps", raw.erosion_steps, d.steps.into(), 1, 200) as u32,
+        erodibility_per_myr: v.float(k!("ErosionErodibility"), raw.erosion_erodibility),
+        uplift_mm_yr: v.float(k!("ErosionUplift"), raw.erosion_uplift),
+        diffusivity_m2_yr: v.float(k!("ErosionDiffusivity"), raw.erosion_diffusivity),
+        maturity_myr: v.float(k!("ErosionMaturity"), raw.erosion_maturity),
+        steps: v.int(k!("ErosionSteps"), raw.erosion_steps) as u32,
     }
 }
 
@@ -878,48 +590,27 @@ fn fluvial(v: &mut Validator, raw: &RawConfig, d: &FluvialConfig) -> FluvialConf
 fn erosion_budget(
     v: &mut Validator,
     raw: &RawConfig,
-    e: &ErosionConfig,
 ) -> (DropletBudget, ErosionLength, ErosionLength) {
-    let count = v.superseded(
-        "ErosionDropletDensity",
-        raw.erosion_droplet_density,
-        "ErosionDropletCount",
-        raw.erosion_droplet_count,
-    );
-    let droplets = match (count, e.droplets) {
-        (Some(c), _) => {
-            DropletBudget::Count(v.int("ErosionDropletCount", Some(c), 0, 1_000, 20_000_000) as i32)
-        }
-        (None, DropletBudget::PerLandKm2(d)) => DropletBudget::PerLandKm2(v.float(
-            "ErosionDropletDensity",
-            raw.erosion_droplet_density,
-            d,
-            10.0,
-            1_000_000.0,
-        )),
-        (None, count) => count,
+    let (count_key, density_key) = (k!("ErosionDropletCount"), k!("ErosionDropletDensity"));
+    let density = raw.erosion_droplet_density;
+    let droplets = match v.superseded(density_key, density, count_key, raw.erosion_droplet_count) {
+        Some(c) => DropletBudget::Count(v.int(count_key, Some(c)) as i32),
+        None => DropletBudget::PerLandKm2(v.float(density_key, density)),
     };
-    let lifetime = LengthKeys {
-        cells_key: "ErosionDropletLifetime",
-        cells: raw.erosion_droplet_lifetime,
-        cell_bounds: (8, 4096),
-        metres_key: "ErosionDropletDistance",
-        metres: raw.erosion_droplet_distance,
-        metre_bounds: (32.0, 16_384.0),
-    }
-    .resolve(v, e.lifetime);
-    let brush = LengthKeys {
-        cells_key: "ErosionBrushRadius",
-        cells: raw.erosion_brush_radius,
-        cell_bounds: (1, 8),
-        metres_key: "ErosionBrushSize",
-        metres: raw.erosion_brush_size,
-        metre_bounds: (4.0, 64.0),
-    }
-    .resolve(v, e.brush);
+    let lifetime = length(
+        v,
+        (k!("ErosionDropletLifetime"), raw.erosion_droplet_lifetime),
+        (k!("ErosionDropletDistance"), raw.erosion_droplet_distance),
+    );
+    let brush = length(
+        v,
+        (k!("ErosionBrushRadius"), raw.erosion_brush_radius),
+        (k!("ErosionBrushSize"), raw.erosion_brush_size),
+    );
     (droplets, lifetime, brush)
 }
 
+/// Applies the table's ranges and defaults, noting every value it changes.
 struct Validator {
     warnings: Vec<ConfigWarning>,
 }
@@ -929,26 +620,23 @@ impl Validator {
     /// when its scale-invariant successor is given too.
     fn superseded<T: ToString>(
         &mut self,
-        new_key: &'static str,
+        new_key: &'static Key,
         new: Option<f64>,
-        old_key: &'static str,
+        old_key: &'static Key,
         old: Option<T>,
     ) -> Option<T> {
         match (new, old) {
             (Some(_), Some(o)) => {
-                self.warn(
-                    old_key,
-                    o.to_string(),
-                    "ignored".into(),
-                    format!("{new_key} is given too and wins"),
-                );
+                let why = format!("{} is given too and wins", new_key.name);
+                self.warn(old_key, o.to_string(), "ignored".into(), why);
                 None
             }
             (_, old) => old,
         }
     }
 
-    fn warn(&mut self, key: &'static str, given: String, applied: String, reason: String) {
+    fn warn(&mut self, key: &'static Key, given: String, applied: String, reason: String) {
+        let key = key.name;
         tracing::warn!("config {key}: {given} is out of range, using {applied} ({reason})");
         self.warnings.push(ConfigWarning {
             key,
@@ -958,61 +646,67 @@ impl Validator {
         });
     }
 
-    fn float(
-        &mut self,
-        key: &'static str,
-        given: Option<f64>,
-        default: f32,
-        min: f32,
-        max: f32,
-    ) -> f32 {
-        let Some(g) = given else { return default };
+    /// A number key ([`Kind::Float`]), clamped to its range.
+    fn float(&mut self, key: &'static Key, given: Option<f64>) -> f32 {
+        let Kind::Float { min, max } = key.kind else {
+            unreachable!("{} is not a number key", key.name)
+        };
+        self.clamped(key, given, min as f32, max as f32)
+    }
+
+    /// A [`Kind::FloatAtLeast`] key, clamped to `floor ..= max`.
+    fn at_least(&mut self, key: &'static Key, given: Option<f64>, floor: f32) -> f32 {
+        let Kind::FloatAtLeast { max, .. } = key.kind else {
+            unreachable!("{} is not an at-least key", key.name)
+        };
+        self.clamped(key, given, floor, max as f32)
+    }
+
+    fn clamped(&mut self, key: &'static Key, given: Option<f64>, min: f32, max: f32) -> f32 {
+        let Some(g) = given else {
+            return key.default.number() as f32;
+        };
         let applied = (g as f32).clamp(min, max);
         if applied != g as f32 {
-            self.warn(
-                key,
-                g.to_string(),
-                applied.to_string(),
-                format!("clamped to {min}..={max}"),
-            );
+            let why = format!("clamped to {min}..={max}");
+            self.warn(key, g.to_string(), applied.to_string(), why);
         }
         applied
     }
 
-    fn int(
-        &mut self,
-        key: &'static str,
-        given: Option<i64>,
-        default: i64,
-        min: i64,
-        max: i64,
-    ) -> i64 {
-        let Some(g) = given else { return default };
+    /// An integer key ([`Kind::Int`]), clamped to its range.
+    fn int(&mut self, key: &'static Key, given: Option<i64>) -> i64 {
+        let Kind::Int { min, max } = key.kind else {
+            unreachable!("{} is not an integer key", key.name)
+        };
+        let Some(g) = given else {
+            return key.default.number() as i64;
+        };
         let applied = g.clamp(min, max);
         if applied != g {
-            self.warn(
-                key,
-                g.to_string(),
-                applied.to_string(),
-                format!("clamped to {min}..={max}"),
-            );
+            let why = format!("clamped to {min}..={max}");
+            self.warn(key, g.to_string(), applied.to_string(), why);
         }
         applied
     }
 
-    fn axis(&mut self, key: &'static str, given: Option<f64>, default: f32, legacy: f32) -> f32 {
+    /// An axis ratio ([`Kind::Axis`]): at or below its least, the legacy value.
+    fn axis(&mut self, key: &'static Key, given: Option<f64>) -> f32 {
+        let Kind::Axis { min, max, legacy } = key.kind else {
+            unreachable!("{} is not an axis key", key.name)
+        };
         match given {
-            None => default,
-            Some(g) if g <= 0.01 => {
+            Some(g) if g <= min => {
+                let legacy = legacy as f32;
                 self.warn(
                     key,
                     g.to_string(),
                     legacy.to_string(),
-                    "≤ 0.01 would divide by ~zero and yield an all-ocean map; restored to the legacy value".into(),
+                    format!("≤ {min} would divide by ~zero and yield an all-ocean map; restored to the legacy value"),
                 );
                 legacy
             }
-            Some(g) => self.float(key, Some(g), default, 0.01, 4.0),
+            g => self.clamped(key, g, min as f32, max as f32),
         }
     }
 }
@@ -1040,11 +734,20 @@ mod tests {
             (3.0, 12.0)
         );
         assert_eq!(c.erosion.model, ErosionModel::Fluvial);
-        assert_eq!(c.erosion.fluvial, DEFAULT_FLUVIAL);
+        assert_eq!(
+            c.erosion.fluvial,
+            FluvialConfig {
+                erodibility_per_myr: 18.0,
+                uplift_mm_yr: 0.2,
+                diffusivity_m2_yr: 0.002,
+                maturity_myr: 2.0,
+                steps: 12,
+            }
+        );
         assert_eq!(
             (c.erosion.droplets, c.erosion.lifetime, c.erosion.brush),
             (
-                DropletBudget::PerLandKm2(DEFAULT_DROPLETS_PER_KM2),
+                DropletBudget::PerLandKm2(1500.0),
                 ErosionLength::Metres(1536.0),
                 ErosionLength::Metres(12.0)
             )
@@ -1090,7 +793,7 @@ mod tests {
 
     #[test]
     fn shipped_server_config_is_the_defaults() {
-        let text = include_str!("../../../config/ServerConfig.json");
+        let text = include_str!("../../../../config/ServerConfig.json");
         let l = load(text).unwrap();
         assert_eq!(l.config, Config::default());
         assert!(l.warnings.is_empty());
@@ -1139,7 +842,7 @@ mod tests {
         let l = load(r#"{"IslandAxisX": 0.0, "IslandAxisY": 0.005}"#).unwrap();
         assert_eq!(
             (l.config.island_axis_x, l.config.island_axis_y),
-            LEGACY_ISLAND_AXIS
+            (1.15, 0.90)
         );
         assert_eq!(l.warnings.len(), 2);
         assert!(l.warnings[0].reason.contains("legacy"));
@@ -1150,6 +853,10 @@ mod tests {
         let l = load(r#"{"ShelfEdgeVariation": 40}"#).unwrap();
         assert_eq!(l.config.shelf_edge_variation_m, SHELF_EDGE_MAX_SHIFT_M);
         assert_eq!(l.warnings[0].key, "ShelfEdgeVariation");
+        let keys::Kind::Float { max, .. } = keys::find("ShelfEdgeVariation").kind else {
+            panic!("ShelfEdgeVariation is a number key")
+        };
+        assert_eq!(max as f32, SHELF_EDGE_MAX_SHIFT_M);
     }
 
     #[test]
@@ -1198,7 +905,7 @@ mod tests {
             assert!(l.unknown_keys.is_empty(), "{key} is not a RawConfig field");
         }
         let defaults: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(include_str!("../../../config/ServerConfig.json")).unwrap();
+            serde_json::from_str(include_str!("../../../../config/ServerConfig.json")).unwrap();
         let mut listed: Vec<&str> = defaults.keys().map(String::as_str).collect();
         let mut known = KNOWN_KEYS.to_vec();
         listed.sort_unstable();
