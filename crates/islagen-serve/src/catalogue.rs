@@ -38,7 +38,7 @@ pub const MAX_SWEEP_BYTES: u64 = 64 << 20;
 /// Longest `sweep.csv` header line, bytes.
 pub const MAX_SWEEP_HEADER: usize = 4096;
 /// Most bytes the listing may build for its sweep tables in memory, all tables together (what
-/// [`built_bytes`] counts); the tables past it are left out.
+/// `built_bytes` counts); the tables past it are left out.
 pub const MAX_SWEEP_BUILT: usize = 128 << 20;
 
 /// One blueprint in the list.

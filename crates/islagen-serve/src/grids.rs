@@ -77,7 +77,7 @@ impl Grids {
         }
     }
 
-    /// Heights (raw units) at every (xs[i], ys[j]), `[i, j]`; `ys` ascending.
+    /// Heights (raw units) at every `(xs[i], ys[j])`, `[i, j]`; `ys` ascending.
     pub fn heights(
         &self,
         bp: &Blueprint,
@@ -92,7 +92,7 @@ impl Grids {
         }
     }
 
-    /// Biome ordinals at every (xs[i], ys[j]); `ys` ascending. An ordinal read from the file is
+    /// Biome ordinals at every `(xs[i], ys[j])`; `ys` ascending. An ordinal read from the file is
     /// not checked (see [`islagen::blueprint::Biome::ALL`]).
     pub fn biomes(
         &self,
@@ -106,7 +106,7 @@ impl Grids {
         }
     }
 
-    /// Water body ids at every (xs[i], ys[j]), or `None` without WBID; `ys` ascending.
+    /// Water body ids at every `(xs[i], ys[j])`, or `None` without WBID; `ys` ascending.
     pub fn water_ids(
         &self,
         bp: &Blueprint,
@@ -125,13 +125,13 @@ impl Grids {
     }
 }
 
-/// The values of an in-memory grid at every (xs[i], ys[j]).
+/// The values of an in-memory grid at every `(xs[i], ys[j])`.
 fn pick<T: Copy>(grid: &Array2<T>, xs: &[usize], ys: &[usize]) -> Array2<T> {
     Array2::from_shape_fn((xs.len(), ys.len()), |(i, j)| grid[[xs[i], ys[j]]])
 }
 
 impl FileGrids {
-    /// Reads section `tag`'s cells (payload at `base`) at every (xs[i], ys[j]): for each x, the
+    /// Reads section `tag`'s cells (payload at `base`) at every `(xs[i], ys[j])`: for each x, the
     /// span of its column from the first to the last y, in pieces of at most [`MAX_SPAN`].
     fn gather<T: Copy + Default>(
         &self,

@@ -16,6 +16,8 @@
 //! load) plus the one world in use; other websites are refused ([`guard`]); one preview and one
 //! generation run at a time, and a generation leaves no partial files.
 
+#![deny(missing_docs)]
+
 pub mod api;
 pub mod assets;
 pub mod catalogue;

@@ -67,7 +67,7 @@ pub struct World {
     pub format: Format,
     /// Sea level, raw units (WBTB ocean, else TCRV, else 0.15).
     pub sea_raw: f32,
-    /// Lowest and highest height, metres relative to sea level (on a [`RANGE_LATTICE`]² lattice
+    /// Lowest and highest height, metres relative to sea level (on a `RANGE_LATTICE`² lattice
     /// when the grids stay in the file).
     pub height_range_m: [f32; 2],
     /// Where the grids are: in the file (v2: the blueprint's grids are empty), or in the
@@ -408,10 +408,10 @@ const V1_HELD_PER_PX: u64 =
     (std::mem::size_of::<f32>() + std::mem::size_of::<blueprint::Biome>()) as u64;
 
 /// An upper bound on what reading the blueprint at `path` holds at its peak, bytes, from its
-/// header and section table alone (a positioned read per section, at most [`MAX_SECTIONS`]): v2's grid sections (HGTS,
+/// header and section table alone (a positioned read per section, at most `MAX_SECTIONS`): v2's grid sections (HGTS,
 /// BIOM, WBID, WSRF) nothing — they stay in the file — unless read `whole` (then as on disk),
 /// and everything else ×
-/// [`VARIABLE_EXPANSION`]; v1 (fixed 8-byte pixel records, read whole) 5 bytes a pixel plus its
+/// `VARIABLE_EXPANSION`; v1 (fixed 8-byte pixel records, read whole) 5 bytes a pixel plus its
 /// town and road tail.
 pub fn estimate_bytes(mut file: &std::fs::File, whole: bool) -> Result<u64, EstimateError> {
     use islagen::blueprint::format::*;

@@ -23,6 +23,8 @@
 //! assert_eq!((len, &v2[..4]), (v2.len() as u64, &b"ISLA"[..]));
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod blueprint;
 pub mod config;
 pub mod exports;

@@ -53,7 +53,7 @@ pub trait Rows: Sync {
     }
 }
 
-/// [`Rows::fill`] in parallel tasks of [`TASK_ROWS`] rows.
+/// [`Rows::fill`] in parallel tasks of `TASK_ROWS` rows.
 pub fn fill_par(pic: &(impl Rows + ?Sized), y0: usize, out: &mut [u8]) {
     let task = TASK_ROWS * pic.row_bytes();
     out.par_chunks_mut(task)
@@ -61,7 +61,7 @@ pub fn fill_par(pic: &(impl Rows + ?Sized), y0: usize, out: &mut [u8]) {
         .for_each(|(i, rows)| pic.fill(y0 + i * TASK_ROWS, rows));
 }
 
-/// [`Rows::paint`] in parallel tasks of [`TASK_ROWS`] rows.
+/// [`Rows::paint`] in parallel tasks of `TASK_ROWS` rows.
 pub fn paint_par(pic: &(impl Rows + ?Sized), y0: usize, out: &mut [u8]) {
     let task = TASK_ROWS * pic.row_bytes();
     out.par_chunks_mut(task)

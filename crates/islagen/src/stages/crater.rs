@@ -44,7 +44,7 @@ pub struct Crater {
     /// Crater radius, pixels (CraterRadius × scaleFactor).
     pub radius_px: f32,
     /// The outline's harmonics: (relative amplitude, phase) per wave count of
-    /// [`WOBBLE_WAVES`]; all zero for a circle.
+    /// `WOBBLE_WAVES`; all zero for a circle.
     pub wobble: [[f32; 2]; 4],
 }
 

@@ -14,8 +14,8 @@
 //! one cell per step over bilinearly interpolated heights and gradients, their heading blended
 //! with the previous one by `inertia`. Each carries water (evaporating by `evaporation` a step),
 //! a speed (gaining `gravity` × drop, in metres), and sediment up to a capacity of
-//! max(drop, minSlope) × speed × water × capacityFactor (× [`CAPACITY_SCALE`]). Below capacity
-//! and going downhill it erodes `erodeRate` of the shortfall (at most [`PIT_GUARD`] × the drop,
+//! max(drop, minSlope) × speed × water × capacityFactor (× `CAPACITY_SCALE`). Below capacity
+//! and going downhill it erodes `erodeRate` of the shortfall (at most `PIT_GUARD` × the drop,
 //! spread so thin that it cannot dig a pit);
 //! over capacity or going uphill it deposits (`depositRate` of the excess, or enough to raise
 //! its own cell by the rise). Eroding and depositing both spread over the same cone brush, so

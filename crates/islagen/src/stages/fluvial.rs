@@ -73,7 +73,7 @@ pub const AREA_EXPONENT: f32 = 0.45;
 /// height (Cordonnier et al. 2016's uplift map), so graded channels rise with the design.
 pub const RELIEF_REF_M: f32 = 100.0;
 /// The catchment from which a cell is a channel, m²: the diffusion leaves channels alone
-/// ([`held`]). 0.005 km², a tenth of the smallest catchment the drainage statistics call a
+/// (`held`). 0.005 km², a tenth of the smallest catchment the drainage statistics call a
 /// channel, so the valley walls of every measured channel are rounded down to their beds.
 pub const CHANNEL_AREA_M2: f32 = 5_000.0;
 /// The most a cell may be carved, metres: the whole height range (the valleys' depth is the

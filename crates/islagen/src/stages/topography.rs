@@ -20,7 +20,7 @@
 //!   grid so every seed's summit stands as high as the original's. The outline's squircle is
 //!   stretched, moved and domain-warped by low-frequency fields (capes, bays, lopsided and
 //!   crescent islands), then scaled until the smooth island's land share on that grid is
-//!   within [`LAND_BAND`]; the Trench's inner edge wanders inward only. At 0 / 0 every term is
+//!   within `LAND_BAND`; the Trench's inner edge wanders inward only. At 0 / 0 every term is
 //!   the original's: the original shapes (`scripts/variety.sh` prints the same figures).
 //! - **The same island at every MapSize.** Every seeded choice is a function of the seed and the
 //!   normalised position, probed on fixed grids, never of the pixel grid.
@@ -371,7 +371,7 @@ impl Shape {
         land as f32 / (steps * steps) as f32
     }
 
-    /// The outline scale that brings the coarse land fraction into [`LAND_BAND`], found by
+    /// The outline scale that brings the coarse land fraction into `LAND_BAND`, found by
     /// bisection; 1 when it is inside already. Scaling the outline (not raising the land) keeps
     /// the island's profile from coast to summit, and so its share of lowland.
     fn land_band_grow(&mut self) -> f32 {

@@ -16,9 +16,13 @@
 /// A rectangle of cells `[x0, x1) × [y0, y1)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Window {
+    /// First column.
     pub x0: usize,
+    /// First row.
     pub y0: usize,
+    /// One past the last column.
     pub x1: usize,
+    /// One past the last row.
     pub y1: usize,
 }
 

@@ -97,7 +97,7 @@ fn walk(a: [f32; 2], b: [f32; 2], n: usize, mut visit: impl FnMut(usize, f64) ->
 }
 
 /// The cost of the straight segment a → b integrated over the cost field: the length inside each
-/// cell it passes × the cell's cost ([`walk`]). Infinite if it enters a solid cell or leaves the
+/// cell it passes × the cell's cost (`walk`). Infinite if it enters a solid cell or leaves the
 /// map.
 pub fn segment_cost(grid: &CostGrid, a: [f32; 2], b: [f32; 2]) -> f64 {
     let mut total = 0.0;
