@@ -15,8 +15,8 @@ use std::sync::Mutex;
 
 use ndarray::Array2;
 
-use islagen::blueprint::{Biome, RoadTier};
-use islagen::render::{biome_colour, fill_all, road_line, town_marker, HeightRows, WATER_PALETTE};
+use islagen::blueprint::Biome;
+use islagen::render::{biome_colour, fill_all, vector, Canvas, HeightRows, WATER_PALETTE};
 use islagen::stages::sea::{SeaLevel, SeaModel};
 use islagen::units::{metres_per_px, METRES_PER_RAW};
 
@@ -109,7 +109,9 @@ impl Layer {
             Layer::Height | Layer::Biomes | Layer::Contours | Layer::Slope => true,
             Layer::Water => bp.water_ids.is_some(),
             Layer::Towns => !bp.towns.is_empty(),
-            Layer::Roads => RoadTier::ALL.iter().any(|&t| !bp.roads.tier(t).is_empty()),
+            Layer::Roads => islagen::blueprint::RoadTier::ALL
+                .iter()
+                .any(|&t| !bp.roads.tier(t).is_empty()),
             Layer::Rivers => bp.rivers.as_ref().is_some_and(|r| !r.rivers.is_empty()),
         }
     }
@@ -490,129 +492,45 @@ fn slope(world: &World, win: &Window) -> Result<Pixels, GridError> {
     Ok(out)
 }
 
-/// A point from map coordinates (pixel centre at +0.5) to tile pixel coordinates.
-fn to_tile(win: &Window, p: [f32; 2]) -> [f32; 2] {
-    [
-        ((f64::from(p[0]) - win.xs.origin) * win.xs.scale) as f32,
-        ((f64::from(p[1]) - win.ys.origin) * win.ys.scale) as f32,
-    ]
-}
-
-/// Paints the capsule around segment a–b (tile pixels) of radius `r` in `rgba`.
-fn capsule(out: &mut Pixels, a: [f32; 2], b: [f32; 2], r: f32, rgba: [u8; 4]) {
-    let lo = |u: f32, v: f32| (u.min(v) - r).floor().max(0.0);
-    let hi = |u: f32, v: f32, n: usize| (u.max(v) + r).ceil().min(n as f32 - 1.0);
-    let (x0, x1) = (lo(a[0], b[0]), hi(a[0], b[0], out.width));
-    let (y0, y1) = (lo(a[1], b[1]), hi(a[1], b[1], out.height));
-    if !(x0 <= x1 && y0 <= y1) {
-        return;
-    }
-    for j in y0 as usize..=y1 as usize {
-        for i in x0 as usize..=x1 as usize {
-            if distance2([i as f32 + 0.5, j as f32 + 0.5], a, b) <= r * r {
-                put(out, i, j, rgba);
-            }
-        }
+/// The window as a view of the map: tile pixel = (map − origin) × scale.
+fn view(win: &Window) -> vector::View {
+    vector::View {
+        origin: [win.xs.origin, win.ys.origin],
+        scale: [win.xs.scale, win.ys.scale],
     }
 }
 
-/// The squared distance from point `c` to the segment a–b.
-fn distance2(c: [f32; 2], a: [f32; 2], b: [f32; 2]) -> f32 {
-    let d = [b[0] - a[0], b[1] - a[1]];
-    let len2 = d[0] * d[0] + d[1] * d[1];
-    let p = [c[0] - a[0], c[1] - a[1]];
-    let t = match len2 > 0.0 {
-        true => ((p[0] * d[0] + p[1] * d[1]) / len2).clamp(0.0, 1.0),
-        false => 0.0,
-    };
-    let q = [p[0] - t * d[0], p[1] - t * d[1]];
-    q[0] * q[0] + q[1] * q[1]
-}
-
-/// Whether a shape reaching `r` around the segment a–b (tile pixels) can touch the tile.
-fn touches(out: &Pixels, a: [f32; 2], b: [f32; 2], r: f32) -> bool {
-    a[0].min(b[0]) - r < out.width as f32
-        && a[0].max(b[0]) + r > 0.0
-        && a[1].min(b[1]) - r < out.height as f32
-        && a[1].max(b[1]) + r > 0.0
-        && a.iter().chain(&b).all(|c| c.is_finite())
-}
-
-/// Whether the capsule of radius `r` around the segment a–b (tile pixels) covers the whole tile:
-/// it holds all four corners, and a capsule is convex.
-fn covers(out: &Pixels, a: [f32; 2], b: [f32; 2], r: f32) -> bool {
-    let (w, h) = (out.width as f32, out.height as f32);
-    [[0.0, 0.0], [w, 0.0], [0.0, h], [w, h]]
-        .iter()
-        .all(|&c| distance2(c, a, b) <= r * r)
+/// An overlay tile is a canvas of RGBA pixels, every ink opaque.
+impl Canvas for Pixels {
+    type Ink = [u8; 4];
+    fn size(&self) -> (usize, usize) {
+        (self.width, self.height)
+    }
+    fn ink(&mut self, c: [u8; 3]) -> [u8; 4] {
+        [c[0], c[1], c[2], 255]
+    }
+    fn put(&mut self, x: usize, y: usize, ink: [u8; 4]) {
+        put(self, x, y, ink);
+    }
 }
 
 fn roads(world: &World, win: &Window) -> Pixels {
     let mut out = overlay_tile(win);
-    let side = world.side() as f32;
-    for &tier in RoadTier::ALL.iter().rev() {
-        let (fraction, c) = road_line(tier);
-        let r = ((0.5 * fraction * side).max(0.5) * win.xs.scale as f32).max(0.6);
-        for path in world.blueprint.roads.tier(tier) {
-            for seg in path.windows(2) {
-                let (a, b) = (to_tile(win, seg[0]), to_tile(win, seg[1]));
-                if touches(&out, a, b, r) {
-                    capsule(&mut out, a, b, r, [c[0], c[1], c[2], 255]);
-                }
-            }
-        }
-    }
+    vector::roads(&mut out, &world.blueprint.roads, world.side(), view(win));
     out
 }
 
 fn rivers(world: &World, win: &Window) -> Pixels {
     let mut out = overlay_tile(win);
-    let Some(net) = &world.blueprint.rivers else {
-        return out;
-    };
-    let mpp = metres_per_px(world.side());
-    let c = WATER_PALETTE[2];
-    for river in &net.rivers {
-        for seg in river.points.windows(2) {
-            let (a, b) = (
-                to_tile(win, [seg[0].x, seg[0].y]),
-                to_tile(win, [seg[1].x, seg[1].y]),
-            );
-            let width = seg[0].width_m.max(seg[1].width_m);
-            let r = ((0.5 * width / mpp).max(0.5) * win.xs.scale as f32).max(0.6);
-            if covers(&out, a, b, r) {
-                // Every river is one opaque colour: the tile is done, whatever follows.
-                for px in out.data.chunks_exact_mut(4) {
-                    px.copy_from_slice(&[c[0], c[1], c[2], 255]);
-                }
-                return out;
-            }
-            if touches(&out, a, b, r) {
-                capsule(&mut out, a, b, r, [c[0], c[1], c[2], 255]);
-            }
-        }
+    if let Some(net) = &world.blueprint.rivers {
+        vector::rivers(&mut out, net, world.side(), view(win));
     }
     out
 }
 
 fn towns(world: &World, win: &Window) -> Pixels {
     let mut out = overlay_tile(win);
-    let side = world.side() as f32;
-    for t in &world.blueprint.towns {
-        let (fraction, fill) = town_marker(t.tier);
-        let ring = if t.is_highway_node {
-            [0, 0, 0]
-        } else {
-            [60, 60, 60]
-        };
-        let r = ((fraction * side).max(2.0) * win.xs.scale as f32).max(3.0);
-        let c = to_tile(win, [t.x, t.y]);
-        if !touches(&out, c, c, r) {
-            continue;
-        }
-        capsule(&mut out, c, c, r, [ring[0], ring[1], ring[2], 255]);
-        capsule(&mut out, c, c, r - 1.5, [fill[0], fill[1], fill[2], 255]);
-    }
+    vector::towns(&mut out, &world.blueprint.towns, world.side(), view(win));
     out
 }
 
@@ -747,27 +665,5 @@ mod tests {
     fn the_slope_layer_thresholds_are_3_and_43_degrees() {
         let deg = |tan2: f32| tan2.sqrt().atan().to_degrees();
         assert!((deg(FLAT_TAN2) - 3.0).abs() < 1e-4 && (deg(STEEP_TAN2) - 43.0).abs() < 1e-4);
-    }
-
-    #[test]
-    fn a_capsule_covers_the_tile_only_when_it_holds_every_corner() {
-        let tile = Pixels {
-            width: 256,
-            height: 256,
-            channels: 4,
-            data: vec![0; 256 * 256 * 4],
-        };
-        let across = ([-10.0, 128.0], [266.0, 128.0]);
-        assert!(
-            covers(&tile, across.0, across.1, 129.0),
-            "a band over the corners"
-        );
-        assert!(!covers(&tile, across.0, across.1, 127.0));
-        assert!(
-            covers(&tile, [128.0; 2], [128.0; 2], 182.0),
-            "a disc: half-diagonal 181.02"
-        );
-        assert!(!covers(&tile, [128.0; 2], [128.0; 2], 180.0));
-        assert!(!covers(&tile, [1000.0; 2], [1000.0; 2], 1000.0), "far off");
     }
 }

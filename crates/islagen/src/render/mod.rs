@@ -36,6 +36,7 @@
 mod paint;
 mod rows;
 mod stream;
+pub mod vector;
 
 use std::fs::File;
 use std::io::BufWriter;
