@@ -652,210 +652,256 @@ fn v2_head<S: ReadAt + ?Sized>(src: &mut Src<S>) -> Result<(), ReadError> {
     Ok(())
 }
 
+/// What a v2 file's sections gave, as they are read.
+#[derive(Default)]
+struct V2Parts {
+    params: Option<Params>,
+    heights: Option<Array2<f32>>,
+    biomes: Option<Array2<Biome>>,
+    towns: Option<Vec<Town>>,
+    curve: Option<CurveRecord>,
+    detail: Option<DetailRecord>,
+    erosion: Option<ErosionRecord>,
+    water_ids: Option<Array2<u16>>,
+    water_bodies: Option<Vec<WaterBody>>,
+    water_surface: Option<WaterSurface>,
+    rivers: Option<(RiverNetwork, Vec<u64>)>,
+    roads: [Option<Vec<RoadPath>>; 4],
+}
+
+/// One v2 section's frame: its tag, where the frame starts and the payload's declared length.
+#[derive(Clone, Copy)]
+struct Frame {
+    tag: Tag,
+    at: u64,
+    length: u64,
+}
+
+impl Frame {
+    /// The payload must be exactly `expected` bytes.
+    fn exact<S: ReadAt + ?Sized>(&self, src: &Src<S>, expected: u64) -> Result<(), ReadError> {
+        if self.length != expected {
+            let (length, tag) = (self.length, self.tag);
+            return Err(src.err(
+                Rule::LengthMismatch,
+                self.at + 4,
+                format!("payload is {length} bytes; {tag} must be exactly {expected}"),
+            ));
+        }
+        Ok(())
+    }
+}
+
 fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
     v2_head(&mut src)?;
-
     let mut sections: Vec<SectionInfo> = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     let mut warnings = Vec::new();
-    let mut params: Option<Params> = None;
-    let mut heights = None;
-    let mut biomes = None;
-    let mut towns = None;
-    let mut curve = None;
-    let mut detail = None;
-    let mut erosion = None;
-    let mut water_ids = None;
-    let mut water_bodies = None;
-    let mut water_surface = None;
-    let mut rivers: Option<(RiverNetwork, Vec<u64>)> = None;
-    let mut roads: [Option<Vec<RoadPath>>; 4] = Default::default();
-
+    let mut parts = V2Parts::default();
     while src.pos < src.len {
-        let frame_at = src.pos;
-        src.tag = None;
-        src.need(SECTION_FRAME_LEN, "a section frame")?;
-        let tag = Tag(src.u32()?);
-        let length = src.u64()?;
-        if sections.is_empty() && tag != PRMS {
-            return Err(src.err(
-                Rule::ParamsNotFirst,
-                frame_at,
-                format!("first section is {tag}, not PRMS"),
-            ));
-        }
-        if !seen.insert(tag) {
-            return Err(ReadError::Invalid {
-                rule: Rule::DuplicateSection,
-                tag: Some(tag),
-                offset: frame_at,
-                detail: format!("{tag} appears a second time"),
-            });
-        }
-        src.tag = Some(tag);
-        src.need_at(length, "the declared payload", frame_at + 4)?;
+        let frame = read_frame(&mut src, sections.is_empty(), &mut seen)?;
         let start = src.pos;
-        src.limit = start + length;
-        let side = params.as_ref().map_or(0, |p: &Params| p.map_size as usize);
-        let grid = |tag: Tag| grid_len(grid_cell_len(tag).unwrap_or(0), side as u64);
-        let exact = |src: &Src<S>, expected: u64| {
-            if length != expected {
-                return Err(src.err(
-                    Rule::LengthMismatch,
-                    frame_at + 4,
-                    format!("payload is {length} bytes; {tag} must be exactly {expected}"),
-                ));
-            }
-            Ok(())
-        };
-        let mut status = SectionStatus::Parsed;
-        let skip_grid = !src.grids && grid_cell_len(tag).is_some();
-        if skip_grid {
-            exact(&src, grid(tag))?;
-            src.skip(length)?;
-        }
-        match tag {
-            _ if skip_grid => match tag {
-                HGTS => heights = Some(Array2::zeros((0, 0))),
-                BIOM => biomes = Some(Array2::from_elem((0, 0), Biome::ALL[0])),
-                WBID => water_ids = Some(Array2::zeros((0, 0))),
-                _ => water_surface = Some(WaterSurface::Grid(Array2::zeros((0, 0)))),
-            },
-            PRMS => params = Some(read_params(&mut src)?),
-            HGTS => {
-                exact(&src, grid(HGTS))?;
-                heights = Some(src.grid::<f32>(
-                    side,
-                    |v| f32::from_bits(u32::from_le(v.to_bits())),
-                    "heights",
-                )?);
-            }
-            BIOM => {
-                exact(&src, grid(BIOM))?;
-                biomes = Some(read_biomes(&mut src, side)?);
-            }
-            TOWN => towns = Some(src.towns(false)?),
-            TCRV => {
-                let version = src.u16()?;
-                if TCRV_VERSIONS.contains(&version) {
-                    exact(&src, tcrv_len(version))?;
-                    curve = Some(read_curve(&mut src, version)?);
-                } else {
-                    status = SectionStatus::SkippedUnknownVersion(version);
-                }
-            }
-            TDTL => {
-                let version = src.u16()?;
-                if version == TDTL_VERSION {
-                    exact(&src, TDTL_V2_LEN)?;
-                    detail = Some(DetailRecord {
-                        relief_amp_m: src.f32()?,
-                        relief_freq_islands: src.f32()?,
-                        relief_seed_offset: src.i32()?,
-                        edge_amp_m: src.f32()?,
-                        edge_freq_islands: src.f32()?,
-                        edge_seed_offset: src.i32()?,
-                        edge_max_shift_m: src.f32()?,
-                    });
-                } else {
-                    status = SectionStatus::SkippedUnknownVersion(version);
-                }
-            }
-            EROS => {
-                let version = src.u16()?;
-                match eros_len(version) {
-                    Some(len) => exact(&src, len)?,
-                    None => status = SectionStatus::SkippedUnknownVersion(version),
-                }
-                if status == SectionStatus::Parsed {
-                    erosion = Some(read_erosion(&mut src, version)?);
-                }
-            }
-            WBID => {
-                exact(&src, grid(WBID))?;
-                water_ids = Some(src.grid::<u16>(side, u16::from_le, "water ids")?);
-            }
-            WBTB => water_bodies = Some(read_water_bodies(&mut src)?),
-            WSRF => {
-                exact(&src, grid(WSRF))?;
-                water_surface = Some(WaterSurface::Grid(src.grid::<u16>(
-                    side,
-                    u16::from_le,
-                    "water surface",
-                )?));
-            }
-            RIVR => {
-                let version = src.u16()?;
-                if version == RIVR_VERSION {
-                    rivers = Some(read_rivers(&mut src, side)?);
-                } else {
-                    status = SectionStatus::SkippedUnknownVersion(version);
-                }
-            }
-            _ => match RoadTier::from_tag(tag) {
-                Some(tier) => roads[tier as usize] = Some(src.road_block()?),
-                None => status = SectionStatus::SkippedUnknownTag,
-            },
-        }
-        match status {
-            SectionStatus::Parsed => {
-                if src.pos != src.limit {
-                    return Err(src.err(
-                        Rule::LengthMismatch,
-                        src.pos,
-                        format!(
-                            "{tag} declared {length} bytes but its content ends after {}",
-                            src.pos - start
-                        ),
-                    ));
-                }
-            }
-            SectionStatus::SkippedUnknownTag => {
-                warnings.push(LoadWarning::UnknownSection(tag));
-                src.skip(src.remaining())?;
-            }
-            SectionStatus::SkippedUnknownVersion(version) => {
-                warnings.push(LoadWarning::UnknownVersion { tag, version });
-                src.skip(src.remaining())?;
-            }
-        }
+        src.limit = start + frame.length;
+        let status = read_section(&mut src, &mut parts, frame)?;
+        end_section(&mut src, frame, start, status, &mut warnings)?;
         src.limit = src.len;
         sections.push(SectionInfo {
-            tag,
-            offset: frame_at,
-            length,
+            tag: frame.tag,
+            offset: frame.at,
+            length: frame.length,
             status,
         });
     }
     src.tag = None;
+    assemble_v2(&src, parts, sections, warnings)
+}
 
-    let missing = |src: &Src<S>, tag: Tag| ReadError::Invalid {
+/// Reads a section frame: PRMS must come `first`, no tag twice (`seen`), and the declared
+/// payload must fit in the file.
+fn read_frame<S: ReadAt + ?Sized>(
+    src: &mut Src<S>,
+    first: bool,
+    seen: &mut std::collections::BTreeSet<Tag>,
+) -> Result<Frame, ReadError> {
+    let at = src.pos;
+    src.tag = None;
+    src.need(SECTION_FRAME_LEN, "a section frame")?;
+    let tag = Tag(src.u32()?);
+    let length = src.u64()?;
+    if first && tag != PRMS {
+        return Err(src.err(
+            Rule::ParamsNotFirst,
+            at,
+            format!("first section is {tag}, not PRMS"),
+        ));
+    }
+    if !seen.insert(tag) {
+        return Err(ReadError::Invalid {
+            rule: Rule::DuplicateSection,
+            tag: Some(tag),
+            offset: at,
+            detail: format!("{tag} appears a second time"),
+        });
+    }
+    src.tag = Some(tag);
+    src.need_at(length, "the declared payload", at + 4)?;
+    Ok(Frame { tag, at, length })
+}
+
+/// Reads one section's payload into `parts` (a grid only checked and skipped when the grids
+/// are not read); what became of it.
+fn read_section<S: ReadAt + ?Sized>(
+    src: &mut Src<S>,
+    parts: &mut V2Parts,
+    frame: Frame,
+) -> Result<SectionStatus, ReadError> {
+    let side = parts.params.as_ref().map_or(0, |p| p.map_size as usize);
+    let grid = |tag: Tag| grid_len(grid_cell_len(tag).unwrap_or(0), side as u64);
+    let tag = frame.tag;
+    if grid_cell_len(tag).is_some() {
+        frame.exact(src, grid(tag))?;
+    }
+    if !src.grids && grid_cell_len(tag).is_some() {
+        src.skip(frame.length)?;
+        match tag {
+            HGTS => parts.heights = Some(Array2::zeros((0, 0))),
+            BIOM => parts.biomes = Some(Array2::from_elem((0, 0), Biome::ALL[0])),
+            WBID => parts.water_ids = Some(Array2::zeros((0, 0))),
+            _ => parts.water_surface = Some(WaterSurface::Grid(Array2::zeros((0, 0)))),
+        }
+        return Ok(SectionStatus::Parsed);
+    }
+    match tag {
+        PRMS => parts.params = Some(read_params(src)?),
+        HGTS => {
+            let le = |v: f32| f32::from_bits(u32::from_le(v.to_bits()));
+            parts.heights = Some(src.grid::<f32>(side, le, "heights")?);
+        }
+        BIOM => parts.biomes = Some(read_biomes(src, side)?),
+        TOWN => parts.towns = Some(src.towns(false)?),
+        TCRV | TDTL | EROS | RIVR => return read_versioned(src, parts, frame, side),
+        WBID => parts.water_ids = Some(src.grid::<u16>(side, u16::from_le, "water ids")?),
+        WBTB => parts.water_bodies = Some(read_water_bodies(src)?),
+        WSRF => {
+            let grid = src.grid::<u16>(side, u16::from_le, "water surface")?;
+            parts.water_surface = Some(WaterSurface::Grid(grid));
+        }
+        _ => match RoadTier::from_tag(tag) {
+            Some(tier) => parts.roads[tier as usize] = Some(src.road_block()?),
+            None => return Ok(SectionStatus::SkippedUnknownTag),
+        },
+    }
+    Ok(SectionStatus::Parsed)
+}
+
+/// A section that starts with its own version (TCRV, TDTL, EROS, RIVR): read when the version
+/// is known, else skipped.
+fn read_versioned<S: ReadAt + ?Sized>(
+    src: &mut Src<S>,
+    parts: &mut V2Parts,
+    frame: Frame,
+    side: usize,
+) -> Result<SectionStatus, ReadError> {
+    let version = src.u16()?;
+    let unknown = Ok(SectionStatus::SkippedUnknownVersion(version));
+    match frame.tag {
+        TCRV if TCRV_VERSIONS.contains(&version) => {
+            frame.exact(src, tcrv_len(version))?;
+            parts.curve = Some(read_curve(src, version)?);
+        }
+        TDTL if version == TDTL_VERSION => {
+            frame.exact(src, TDTL_V2_LEN)?;
+            parts.detail = Some(DetailRecord {
+                relief_amp_m: src.f32()?,
+                relief_freq_islands: src.f32()?,
+                relief_seed_offset: src.i32()?,
+                edge_amp_m: src.f32()?,
+                edge_freq_islands: src.f32()?,
+                edge_seed_offset: src.i32()?,
+                edge_max_shift_m: src.f32()?,
+            });
+        }
+        EROS => match eros_len(version) {
+            Some(len) => {
+                frame.exact(src, len)?;
+                parts.erosion = Some(read_erosion(src, version)?);
+            }
+            None => return unknown,
+        },
+        RIVR if version == RIVR_VERSION => parts.rivers = Some(read_rivers(src, side)?),
+        _ => return unknown,
+    }
+    Ok(SectionStatus::Parsed)
+}
+
+/// Ends a section: a parsed one must have consumed exactly its payload; a skipped one is
+/// skipped to its end, with a warning.
+fn end_section<S: ReadAt + ?Sized>(
+    src: &mut Src<S>,
+    frame: Frame,
+    start: u64,
+    status: SectionStatus,
+    warnings: &mut Vec<LoadWarning>,
+) -> Result<(), ReadError> {
+    let tag = frame.tag;
+    match status {
+        SectionStatus::Parsed if src.pos != src.limit => Err(src.err(
+            Rule::LengthMismatch,
+            src.pos,
+            format!(
+                "{tag} declared {} bytes but its content ends after {}",
+                frame.length,
+                src.pos - start
+            ),
+        )),
+        SectionStatus::Parsed => Ok(()),
+        SectionStatus::SkippedUnknownTag => {
+            warnings.push(LoadWarning::UnknownSection(tag));
+            src.skip(src.remaining())
+        }
+        SectionStatus::SkippedUnknownVersion(version) => {
+            warnings.push(LoadWarning::UnknownVersion { tag, version });
+            src.skip(src.remaining())
+        }
+    }
+}
+
+/// The blueprint from its sections: the mandatory ones present, the rivers' reaches checked
+/// against WBTB, an absent TOWN or road block empty (with a warning), a partial water set
+/// noted.
+fn assemble_v2<S: ReadAt + ?Sized>(
+    src: &Src<S>,
+    mut parts: V2Parts,
+    sections: Vec<SectionInfo>,
+    mut warnings: Vec<LoadWarning>,
+) -> Result<Loaded, ReadError> {
+    let missing = |tag: Tag| ReadError::Invalid {
         rule: Rule::MissingSection,
         tag: Some(tag),
         offset: src.len,
         detail: format!("mandatory section {tag} is absent"),
     };
-    let params = params.ok_or_else(|| missing(&src, PRMS))?;
-    let heights = heights.ok_or_else(|| missing(&src, HGTS))?;
-    let biomes = biomes.ok_or_else(|| missing(&src, BIOM))?;
-    if let Some((network, reach_at)) = &rivers {
-        check_reaches(network, reach_at, water_bodies.as_deref(), &sections)?;
+    let params = parts.params.ok_or_else(|| missing(PRMS))?;
+    let heights = parts.heights.ok_or_else(|| missing(HGTS))?;
+    let biomes = parts.biomes.ok_or_else(|| missing(BIOM))?;
+    if let Some((network, reach_at)) = &parts.rivers {
+        check_reaches(network, reach_at, parts.water_bodies.as_deref(), &sections)?;
     }
-    let towns = towns.unwrap_or_else(|| {
+    let towns = parts.towns.unwrap_or_else(|| {
         warnings.push(LoadWarning::MissingSection(TOWN));
         Vec::new()
     });
-    let mut road_tiers = Roads::default();
+    let mut roads = Roads::default();
     for tier in RoadTier::ALL {
-        *road_tiers.tier_mut(*tier) = roads[*tier as usize].take().unwrap_or_else(|| {
+        *roads.tier_mut(*tier) = parts.roads[*tier as usize].take().unwrap_or_else(|| {
             warnings.push(LoadWarning::MissingSection(tier.tag()));
             Vec::new()
         });
     }
     let water_present = [
-        water_ids.is_some(),
-        water_bodies.is_some(),
-        water_surface.is_some(),
+        parts.water_ids.is_some(),
+        parts.water_bodies.is_some(),
+        parts.water_surface.is_some(),
     ];
     if water_present.iter().any(|&p| p) && !water_present.iter().all(|&p| p) {
         warnings.push(LoadWarning::PartialWater);
@@ -866,14 +912,14 @@ fn read_v2<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
             heights,
             biomes,
             towns,
-            curve,
-            detail,
-            erosion,
-            water_ids,
-            water_bodies,
-            water_surface,
-            rivers: rivers.map(|(network, _)| network),
-            roads: road_tiers,
+            curve: parts.curve,
+            detail: parts.detail,
+            erosion: parts.erosion,
+            water_ids: parts.water_ids,
+            water_bodies: parts.water_bodies,
+            water_surface: parts.water_surface,
+            rivers: parts.rivers.map(|(network, _)| network),
+            roads,
         },
         format: Format::V2,
         sections,
