@@ -70,17 +70,42 @@ pub fn water_bodies(
 ) -> Result<WaterBodies, WaterBodyError> {
     let (w, h) = water.dim();
     let mut ids = Array2::<u16>::zeros((w, h));
-    // Each reach's first pixel, in scan order (the pixels are sorted).
-    let mut first: Vec<(u32, u32)> = Vec::new();
+    let first = first_pixels(&reaches);
+    let (ocean, lake_columns) = ocean(&mut ids, water);
+    let mut bodies: Vec<Body> = vec![(OCEAN_ID, ocean, WaterBodyType::Ocean, sea.at(h / 2))];
+    let lake_first = lakes(&mut ids, water, sea, &lake_columns, &first, &mut bodies)?;
+    number_reaches(
+        &mut ids,
+        &reaches,
+        &first,
+        &lake_first,
+        ids_of_reaches,
+        &mut bodies,
+    )?;
+    bodies.sort_by_key(|b| b.0);
+    let bodies = records(bodies, w, h)?;
+    Ok(WaterBodies { ids, bodies })
+}
+
+/// A body as it is gathered: its id, pixel sums (count, Σx, Σy), type and surface level.
+type Body = (u16, PixelSums, WaterBodyType, f32);
+
+/// Each reach's first pixel, in scan order (the pixels are sorted): (pixel index, reach).
+fn first_pixels(reaches: &Reaches) -> Vec<(u32, u32)> {
+    let mut first = Vec::new();
     let mut seen = vec![false; reaches.levels.len()];
     for &(i, r) in reaches.pixels {
         if !std::mem::replace(&mut seen[r as usize], true) {
             first.push((i, r));
         }
     }
-    let mut bodies: Vec<(u16, PixelSums, WaterBodyType, f32)> = Vec::new();
-    // The ocean, column by column in parallel (each column's sums are exact integers, so their
-    // total does not depend on the order they are added in), noting which columns hold a lake.
+    first
+}
+
+/// Marks the ocean in `ids`, column by column in parallel (each column's sums are exact
+/// integers, so their total does not depend on the order they are added in): its sums, and
+/// which columns hold a lake.
+fn ocean(ids: &mut Array2<u16>, water: &Array2<Water>) -> (PixelSums, Vec<bool>) {
     let per_column: Vec<(PixelSums, bool)> = ids
         .outer_iter_mut()
         .into_par_iter()
@@ -108,17 +133,35 @@ pub fn water_bodies(
         ocean.1 += sx;
         ocean.2 += sy;
     }
-    bodies.push((OCEAN_ID, ocean, WaterBodyType::Ocean, sea.at(h / 2)));
-    let too_many = |k: usize| WaterBodyError::TooManyLakes(k);
-    let id_at = |rank: usize| {
-        u16::try_from(rank + 2)
-            .ok()
-            .filter(|&id| id < u16::MAX)
-            .ok_or(too_many(rank + 1))
-    };
+    (
+        ocean,
+        per_column.into_iter().map(|(_, lake)| lake).collect(),
+    )
+}
+
+/// The id of the body `rank`-th in scan order (after the ocean's 1), if one is left.
+fn id_at(rank: usize) -> Result<u16, WaterBodyError> {
+    u16::try_from(rank + 2)
+        .ok()
+        .filter(|&id| id < u16::MAX)
+        .ok_or(WaterBodyError::TooManyLakes(rank + 1))
+}
+
+/// Fills each lake (a 4-connected component of lake pixels) with its id — numbered in scan
+/// order after the lakes and reaches met before its first pixel — and adds it to `bodies`;
+/// each lake's first pixel index.
+fn lakes(
+    ids: &mut Array2<u16>,
+    water: &Array2<Water>,
+    sea: &SeaLevel,
+    lake_columns: &[bool],
+    first: &[(u32, u32)],
+    bodies: &mut Vec<Body>,
+) -> Result<Vec<u32>, WaterBodyError> {
+    let (w, h) = water.dim();
     let mut marks = Array2::<u8>::zeros((w, h));
     let mut lake_first: Vec<u32> = Vec::new();
-    for x in (0..w).filter(|&x| per_column[x].1) {
+    for x in (0..w).filter(|&x| lake_columns[x]) {
         for y in 0..h {
             if water[[x, y]] != Water::Lake || marks[[x, y]] != 0 {
                 continue;
@@ -145,7 +188,20 @@ pub fn water_bodies(
             bodies.push((id, body, WaterBodyType::Lake, sea.at(row)));
         }
     }
-    // Reaches: numbered after the lakes and reaches met before their first pixel.
+    Ok(lake_first)
+}
+
+/// Numbers the reaches after the lakes and reaches met before their first pixel, marks their
+/// pixels in `ids` and adds them to `bodies`.
+fn number_reaches(
+    ids: &mut Array2<u16>,
+    reaches: &Reaches,
+    first: &[(u32, u32)],
+    lake_first: &[u32],
+    ids_of_reaches: &mut Vec<u16>,
+    bodies: &mut Vec<Body>,
+) -> Result<(), WaterBodyError> {
+    let h = ids.dim().1;
     ids_of_reaches.clear();
     ids_of_reaches.resize(reaches.levels.len(), 0);
     let mut sums = vec![(0u64, 0.0f64, 0.0f64); reaches.levels.len()];
@@ -161,7 +217,7 @@ pub fn water_bodies(
         s.1 += x as f64;
         s.2 += y as f64;
     }
-    for &(_, r) in &first {
+    for &(_, r) in first {
         let r = r as usize;
         bodies.push((
             ids_of_reaches[r],
@@ -170,7 +226,12 @@ pub fn water_bodies(
             reaches.levels[r],
         ));
     }
-    bodies.sort_by_key(|b| b.0);
+    Ok(())
+}
+
+/// The WBTB records of `bodies` (sorted by id) on a `w × h` map: centroids from the sums (the
+/// map's centre for an empty body), salt for the ocean, every level encodable.
+fn records(bodies: Vec<Body>, w: usize, h: usize) -> Result<Vec<WaterBody>, WaterBodyError> {
     let mut out = Vec::with_capacity(bodies.len());
     for (id, (count, sx, sy), kind, level) in bodies {
         let (cx, cy) = if count > 0 {
@@ -194,8 +255,7 @@ pub fn water_bodies(
             centroid_y: cy as f32,
         });
     }
-    let bodies = out;
-    Ok(WaterBodies { ids, bodies })
+    Ok(out)
 }
 
 #[cfg(test)]
