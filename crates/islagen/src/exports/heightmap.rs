@@ -310,67 +310,123 @@ pub fn export(
 ) -> Result<Sidecar, ExportError> {
     let sea = RecordedSea::of(bp);
     let frame = Frame::of(bp)?;
-    let file = path
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(ExportError::io("creating", parent))?;
     }
     // At the map's own size the samples are made straight from the [x, y] grid in file order;
     // resampled, from the north-first metre grid.
-    let (n, spacing_m, first_sample_m, q) = match resample {
-        None => {
-            let (lo, hi) = raw_range(bp)?;
-            let q = Quantiser::new(f64::from(sea.metres(lo)), f64::from(sea.metres(hi)));
-            let s = frame.side;
-            let at = |x: usize, y: usize| sea.metres(bp.heights[[x, y]]);
-            match format {
-                HeightFormat::Png16 => {
-                    write_png16(path, s, &rows(s, s, |x, y| q.value(at(x, y)).to_be_bytes()))
-                }
-                HeightFormat::R16 => write_r16(
-                    path,
-                    &rows(s, s, |x, k| q.value(at(x, s - 1 - k)).to_le_bytes()),
-                ),
-                HeightFormat::Tiff => write_tiff(
-                    path,
-                    &HeightGrid {
-                        side: s,
-                        metres: rows(s, s, at),
-                        spacing_m: frame.metres_per_px,
-                        first_sample_m: frame.metres(0.5, 0.5),
-                    },
-                ),
-            }
-            .map_err(ExportError::io("writing", path))?;
-            (s, frame.metres_per_px, frame.metres(0.5, 0.5), q)
-        }
-        Some(_) => {
-            let grid = height_grid(bp, resample)?;
-            let (n, q) = (grid.side, quantiser(&grid.metres));
-            match format {
-                HeightFormat::Png16 => write_png16(
-                    path,
-                    n,
-                    &grid
-                        .metres
-                        .par_iter()
-                        .map(|&m| q.value(m).to_be_bytes())
-                        .collect::<Vec<_>>(),
-                ),
-                HeightFormat::R16 => write_r16(
-                    path,
-                    &rows(n, n, |i, k| {
-                        q.value(grid.metres[(n - 1 - k) * n + i]).to_le_bytes()
-                    }),
-                ),
-                HeightFormat::Tiff => write_tiff(path, &grid),
-            }
-            .map_err(ExportError::io("writing", path))?;
-            (n, grid.spacing_m, grid.first_sample_m, q)
-        }
+    let written = match resample {
+        None => write_native(bp, path, format, &frame, &sea)?,
+        Some(_) => write_resampled(bp, path, format, resample)?,
     };
+    let sidecar = sidecar(bp, path, format, resample, &sea, written);
+    let json = serde_json::to_vec_pretty(&sidecar).map_err(std::io::Error::other);
+    let side = sidecar_path(path);
+    json.and_then(|j| crate::output::write_bytes_atomically(&side, &j))
+        .map_err(ExportError::io("writing", &side))?;
+    Ok(sidecar)
+}
+
+/// What a heightmap file was written as: its side, sample spacing and first sample (metres,
+/// north-west), and the quantiser of its 16-bit samples.
+struct Written {
+    n: usize,
+    spacing_m: f64,
+    first_sample_m: [f64; 2],
+    q: Quantiser,
+}
+
+/// Writes the heightmap at the map's own size, straight from the `[x, y]` grid in file order.
+fn write_native(
+    bp: &Blueprint,
+    path: &Path,
+    format: HeightFormat,
+    frame: &Frame,
+    sea: &RecordedSea,
+) -> Result<Written, ExportError> {
+    let (lo, hi) = raw_range(bp)?;
+    let q = Quantiser::new(f64::from(sea.metres(lo)), f64::from(sea.metres(hi)));
+    let s = frame.side;
+    let at = |x: usize, y: usize| sea.metres(bp.heights[[x, y]]);
+    match format {
+        HeightFormat::Png16 => {
+            write_png16(path, s, &rows(s, s, |x, y| q.value(at(x, y)).to_be_bytes()))
+        }
+        HeightFormat::R16 => write_r16(
+            path,
+            &rows(s, s, |x, k| q.value(at(x, s - 1 - k)).to_le_bytes()),
+        ),
+        HeightFormat::Tiff => write_tiff(
+            path,
+            &HeightGrid {
+                side: s,
+                metres: rows(s, s, at),
+                spacing_m: frame.metres_per_px,
+                first_sample_m: frame.metres(0.5, 0.5),
+            },
+        ),
+    }
+    .map_err(ExportError::io("writing", path))?;
+    Ok(Written {
+        n: s,
+        spacing_m: frame.metres_per_px,
+        first_sample_m: frame.metres(0.5, 0.5),
+        q,
+    })
+}
+
+/// Writes the heightmap resampled to `resample` samples a side, from the north-first grid.
+fn write_resampled(
+    bp: &Blueprint,
+    path: &Path,
+    format: HeightFormat,
+    resample: Option<usize>,
+) -> Result<Written, ExportError> {
+    let grid = height_grid(bp, resample)?;
+    let (n, q) = (grid.side, quantiser(&grid.metres));
+    match format {
+        HeightFormat::Png16 => write_png16(
+            path,
+            n,
+            &grid
+                .metres
+                .par_iter()
+                .map(|&m| q.value(m).to_be_bytes())
+                .collect::<Vec<_>>(),
+        ),
+        HeightFormat::R16 => write_r16(
+            path,
+            &rows(n, n, |i, k| {
+                q.value(grid.metres[(n - 1 - k) * n + i]).to_le_bytes()
+            }),
+        ),
+        HeightFormat::Tiff => write_tiff(path, &grid),
+    }
+    .map_err(ExportError::io("writing", path))?;
+    Ok(Written {
+        n,
+        spacing_m: grid.spacing_m,
+        first_sample_m: grid.first_sample_m,
+        q,
+    })
+}
+
+/// The sidecar of a heightmap written as `w`: its layout, datum and the engines' import
+/// numbers.
+fn sidecar(
+    bp: &Blueprint,
+    path: &Path,
+    format: HeightFormat,
+    resample: Option<usize>,
+    sea: &RecordedSea,
+    w: Written,
+) -> Sidecar {
+    let Written {
+        n,
+        spacing_m,
+        first_sample_m,
+        q,
+    } = w;
     // R16's first row is the south: its first sample is the south-west one.
     let first_sample_m = match format {
         HeightFormat::R16 => [
@@ -394,9 +450,12 @@ pub fn export(
         unreal_xy_scale: spacing_m * 100.0,
         unreal_sea_level_z_cm: (at_sea - 32_768.0) * mpu * 100.0,
     });
-    let sidecar = Sidecar {
+    Sidecar {
         format,
-        file,
+        file: path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         width: n,
         height: n,
         sample_type: if format == HeightFormat::Tiff {
@@ -430,12 +489,7 @@ pub fn export(
         resample: resample.map(|_| "bilinear, corner-aligned"),
         first_sample_m,
         engine,
-    };
-    let json = serde_json::to_vec_pretty(&sidecar).map_err(std::io::Error::other);
-    let side = sidecar_path(path);
-    json.and_then(|j| crate::output::write_bytes_atomically(&side, &j))
-        .map_err(ExportError::io("writing", &side))?;
-    Ok(sidecar)
+    }
 }
 
 fn write_png16(path: &Path, n: usize, samples: &[[u8; 2]]) -> std::io::Result<()> {
