@@ -130,6 +130,28 @@ pub fn collection(
         report.crater += 1;
     }
 
+    features.extend(town_features(bp, &frame));
+    report.towns = bp.towns.len();
+    let roads = road_features(bp, &frame);
+    report.roads = roads.len();
+    features.extend(roads);
+    let rivers = river_features(bp, &frame);
+    report.rivers = rivers.len();
+    features.extend(rivers);
+    let foreign = members(bp, &frame, &sea, tolerance_m2);
+    Ok((
+        FeatureCollection {
+            bbox: None,
+            features,
+            foreign_members: Some(foreign),
+        },
+        report,
+    ))
+}
+
+/// Every town as a point.
+fn town_features(bp: &Blueprint, frame: &Frame) -> Vec<Feature> {
+    let mut features = Vec::new();
     for (i, town) in bp.towns.iter().enumerate() {
         let mut p = JsonObject::new();
         p.insert("kind".into(), json!("town"));
@@ -137,11 +159,15 @@ pub fn collection(
         p.insert("tier_ordinal".into(), json!(town.tier.ordinal()));
         p.insert("highway_node".into(), json!(town.is_highway_node));
         p.insert("index".into(), json!(i));
-        let at = position(&frame, f64::from(town.x), f64::from(town.y));
+        let at = position(frame, f64::from(town.x), f64::from(town.y));
         features.push(feature(Value::Point(at), p));
-        report.towns += 1;
     }
+    features
+}
 
+/// Every road of two points or more as a line, with its tier's width.
+fn road_features(bp: &Blueprint, frame: &Frame) -> Vec<Feature> {
+    let mut features = Vec::new();
     for tier in RoadTier::ALL {
         let width_m = f64::from(render::road_line(*tier).0 * WORLD_SIZE_M);
         for (i, path) in bp.roads.tier(*tier).iter().enumerate() {
@@ -155,13 +181,18 @@ pub fn collection(
             p.insert("index".into(), json!(i));
             let line = path
                 .iter()
-                .map(|q| position(&frame, f64::from(q[0]), f64::from(q[1])))
+                .map(|q| position(frame, f64::from(q[0]), f64::from(q[1])))
                 .collect();
             features.push(feature(Value::LineString(line), p));
-            report.roads += 1;
         }
     }
+    features
+}
 
+/// Every river of two points or more as a line, with its order, reaches, widths, discharges
+/// and length.
+fn river_features(bp: &Blueprint, frame: &Frame) -> Vec<Feature> {
+    let mut features = Vec::new();
     for river in bp.rivers.iter().flat_map(|r| &r.rivers) {
         if river.points.len() < 2 {
             continue;
@@ -169,7 +200,7 @@ pub fn collection(
         let line: Vec<Vec<f64>> = river
             .points
             .iter()
-            .map(|q| position(&frame, f64::from(q.x), f64::from(q.y)))
+            .map(|q| position(frame, f64::from(q.x), f64::from(q.y)))
             .collect();
         let length_m: f64 = line
             .windows(2)
@@ -193,9 +224,12 @@ pub fn collection(
         p.insert("discharge_m3s".into(), json!(discharge));
         p.insert("length_m".into(), json!(round_mm(length_m)));
         features.push(feature(Value::LineString(line), p));
-        report.rivers += 1;
     }
+    features
+}
 
+/// The collection's own members: the CRS and islagen's frame, simplification and sea level.
+fn members(bp: &Blueprint, frame: &Frame, sea: &RecordedSea, tolerance_m2: f64) -> JsonObject {
     let mut foreign = JsonObject::new();
     foreign.insert(
         "crs".into(),
@@ -216,14 +250,7 @@ pub fn collection(
             "seed": bp.params.world_seed,
         }),
     );
-    Ok((
-        FeatureCollection {
-            bbox: None,
-            features,
-            foreign_members: Some(foreign),
-        },
-        report,
-    ))
+    foreign
 }
 
 fn feature(value: Value, properties: JsonObject) -> Feature {
