@@ -567,7 +567,37 @@ pub fn write_tables(dirs: &[PathBuf], out: &Path) -> Result<usize> {
         names.dedup();
         names
     };
-    let mut csv = String::new();
+    let mut csv = header(&stage_names).join(",");
+    csv.push('\n');
+    let mut jsonl = String::new();
+    for (r, _) in &rows {
+        csv.push_str(&cells(r, &stage_names).join(","));
+        csv.push('\n');
+        jsonl.push_str(&serde_json::to_string(r).expect("a seed record serialises"));
+        jsonl.push('\n');
+    }
+    for (name, text) in [("sweep.csv", &csv), ("sweep.jsonl", &jsonl)] {
+        let path = out.join(name);
+        crate::output::write_bytes_atomically(&path, text.as_bytes())
+            .map_err(io_err("writing", &path))?;
+    }
+    let thumbs: Vec<(i32, Image)> = rows
+        .iter()
+        .filter_map(|(r, dir)| {
+            render::read_png(&thumb_path(dir, r.seed))
+                .ok()
+                .map(|i| (r.seed, i))
+        })
+        .collect();
+    if !thumbs.is_empty() {
+        let sheet = out.join("contact_sheet.png");
+        render::write_png(&sheet, &contact_sheet(&thumbs)).map_err(io_err("writing", &sheet))?;
+    }
+    Ok(rows.len())
+}
+
+/// `sweep.csv`'s columns, with a `s_NAME` column for each of `stage_names`.
+fn header(stage_names: &[String]) -> Vec<String> {
     let mut header = vec![
         "seed".to_string(),
         "map_size".into(),
@@ -613,77 +643,56 @@ pub fn write_tables(dirs: &[PathBuf], out: &Path) -> Result<usize> {
             .map(|s| format!("s_{}", s.replace(' ', "_"))),
     );
     header.extend(["bytes_v2", "bytes_v1"].map(String::from));
-    csv.push_str(&header.join(","));
-    csv.push('\n');
-    let mut jsonl = String::new();
-    for (r, _) in &rows {
-        let mut cells = vec![
-            r.seed.to_string(),
-            r.map_size.to_string(),
-            format!("{:.6}", r.land_fraction),
-            r.mainland_px.to_string(),
-            r.islets.to_string(),
-            r.lakes.to_string(),
-            r.lake_px.to_string(),
-            format!("{:.1}", r.crater[0]),
-            format!("{:.1}", r.crater[1]),
-        ];
-        cells.extend(
-            Biome::ALL
-                .iter()
-                .map(|b| r.biomes.get(b.label()).copied().unwrap_or(0).to_string()),
-        );
-        cells.extend(
-            TownTier::ALL
-                .iter()
-                .map(|t| r.towns.get(t.label()).copied().unwrap_or(0).to_string()),
-        );
-        cells.extend(RoadTier::ALL.iter().map(|t| {
-            r.road_m
-                .get(&format!("{t:?}").to_lowercase())
-                .map_or(String::new(), |m| format!("{m:.0}"))
-        }));
-        cells.push(r.abandoned_towns.to_string());
-        cells.push(r.basins.to_string());
-        cells.push(r.basin_cells.to_string());
-        cells.push(format!("{:.2}", r.basin_max_depth_m));
-        // Empty with Rivers off, as the road lengths are with SkipRoads.
-        let count = |v: Option<usize>| v.map_or(String::new(), |v| v.to_string());
-        cells.push(count(r.rivers));
-        cells.push(count(r.river_systems));
-        cells.push(count(r.river_px));
-        cells.push(r.river_km.map_or(String::new(), |km| format!("{km:.2}")));
-        cells.extend(stage_names.iter().map(|s| {
-            r.seconds
-                .get(s)
-                .map_or(String::new(), |v| format!("{v:.3}"))
-        }));
-        let pipeline::OutputNames { v2, v1, .. } = pipeline::OutputNames::of(r.seed);
-        cells.push(r.bytes.get(&v2).map_or(String::new(), u64::to_string));
-        cells.push(r.bytes.get(&v1).map_or(String::new(), u64::to_string));
-        csv.push_str(&cells.join(","));
-        csv.push('\n');
-        jsonl.push_str(&serde_json::to_string(r).expect("a seed record serialises"));
-        jsonl.push('\n');
-    }
-    for (name, text) in [("sweep.csv", &csv), ("sweep.jsonl", &jsonl)] {
-        let path = out.join(name);
-        crate::output::write_bytes_atomically(&path, text.as_bytes())
-            .map_err(io_err("writing", &path))?;
-    }
-    let thumbs: Vec<(i32, Image)> = rows
-        .iter()
-        .filter_map(|(r, dir)| {
-            render::read_png(&thumb_path(dir, r.seed))
-                .ok()
-                .map(|i| (r.seed, i))
-        })
-        .collect();
-    if !thumbs.is_empty() {
-        let sheet = out.join("contact_sheet.png");
-        render::write_png(&sheet, &contact_sheet(&thumbs)).map_err(io_err("writing", &sheet))?;
-    }
-    Ok(rows.len())
+    header
+}
+
+/// One seed's `sweep.csv` row, in [`header`]'s columns.
+fn cells(r: &SeedRecord, stage_names: &[String]) -> Vec<String> {
+    let mut cells = vec![
+        r.seed.to_string(),
+        r.map_size.to_string(),
+        format!("{:.6}", r.land_fraction),
+        r.mainland_px.to_string(),
+        r.islets.to_string(),
+        r.lakes.to_string(),
+        r.lake_px.to_string(),
+        format!("{:.1}", r.crater[0]),
+        format!("{:.1}", r.crater[1]),
+    ];
+    cells.extend(
+        Biome::ALL
+            .iter()
+            .map(|b| r.biomes.get(b.label()).copied().unwrap_or(0).to_string()),
+    );
+    cells.extend(
+        TownTier::ALL
+            .iter()
+            .map(|t| r.towns.get(t.label()).copied().unwrap_or(0).to_string()),
+    );
+    cells.extend(RoadTier::ALL.iter().map(|t| {
+        r.road_m
+            .get(&format!("{t:?}").to_lowercase())
+            .map_or(String::new(), |m| format!("{m:.0}"))
+    }));
+    cells.push(r.abandoned_towns.to_string());
+    cells.push(r.basins.to_string());
+    cells.push(r.basin_cells.to_string());
+    cells.push(format!("{:.2}", r.basin_max_depth_m));
+    // Empty with Rivers off, as the road lengths are with SkipRoads.
+    let count = |v: Option<usize>| v.map_or(String::new(), |v| v.to_string());
+    cells.push(count(r.rivers));
+    cells.push(count(r.river_systems));
+    cells.push(count(r.river_px));
+    cells.push(r.river_km.map_or(String::new(), |km| format!("{km:.2}")));
+    cells.extend(stage_names.iter().map(|s| {
+        r.seconds
+            .get(s)
+            .map_or(String::new(), |v| format!("{v:.3}"))
+    }));
+    let pipeline::OutputNames { v2, v1, .. } = pipeline::OutputNames::of(r.seed);
+    cells.push(r.bytes.get(&v2).map_or(String::new(), u64::to_string));
+    cells.push(r.bytes.get(&v1).map_or(String::new(), u64::to_string));
+    cells
 }
 
 /// Thumbnails in a grid, each with its seed number written under it.
