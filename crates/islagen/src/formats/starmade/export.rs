@@ -245,11 +245,51 @@ pub fn island(
     entity: Entity,
     name: &str,
 ) -> Result<Voxels, ExportError> {
-    let n = bp.side();
     if !(MIN_WIDTH..=MAX_WIDTH).contains(&width) {
         return Err(ExportError::WidthOutOfRange { width });
     }
-    // The land's bounding box, with a one-pixel margin.
+    let grid = BlockGrid::new(bp, land_box(bp)?, width);
+    let (columns, blocks) = grid.blocks(bp);
+    let (segments, elements) = segments(&blocks)?;
+    let (min, max) = header::bounding_box(blocks.keys().map(|p| p.map(|c| c - CORE)));
+    let header = Header {
+        version: 3,
+        game_version: None,
+        entity_type: entity.code(),
+        classification: Some(entity.classification()),
+        min,
+        max,
+        elements: elements.iter().map(|(id, n)| (*id as i16, *n)).collect(),
+        statistics: None,
+    };
+    Ok(Voxels {
+        blueprint: Blueprint {
+            name: name.to_string(),
+            header,
+            meta: Meta::empty(),
+            logic: Logic {
+                version: 0,
+                controller_version: Some(-1026),
+                controllers: Vec::new(),
+            },
+            segments,
+            chunk: 32,
+            children: Vec::new(),
+        },
+        metres_per_block: grid.metres_per_block,
+        pixel_box: grid.pixel_box,
+        px_per_block: grid.px_per_block,
+        columns,
+    })
+}
+
+/// The block the island's centre column lands on, x and z (the core of a 32³ segment's
+/// neighbourhood).
+const CORE: i32 = 16;
+
+/// The land's bounding box `[x0, y0, x1, y1)` in pixels, with a one-pixel margin.
+fn land_box(bp: &crate::blueprint::Blueprint) -> Result<[usize; 4], ExportError> {
+    let n = bp.side();
     let (mut x0, mut y0, mut x1, mut y1) = (n, n, 0, 0);
     for ((x, y), _) in bp.biomes.indexed_iter() {
         if !bp.is_water(x, y) {
@@ -262,94 +302,137 @@ pub fn island(
     if x1 <= x0 {
         return Err(ExportError::NoLand);
     }
-    let (x0, y0, x1, y1) = (
+    Ok([
         x0.saturating_sub(1),
         y0.saturating_sub(1),
         (x1 + 1).min(n),
         (y1 + 1).min(n),
-    );
-    let span = (x1 - x0).max(y1 - y0);
-    let px_per_block = span as f32 / width as f32;
-    let metres_per_px = crate::units::metres_per_px(n);
-    let metres_per_block = px_per_block * metres_per_px;
-    let (bw, bd) = (
-        ((x1 - x0) as f32 / px_per_block).ceil() as usize,
-        ((y1 - y0) as f32 / px_per_block).ceil() as usize,
-    );
-    let raw_to_m = crate::units::METRES_PER_RAW;
-    // Sample each block column at its centre pixel.
-    let sample = |bx: usize, bz: usize| {
-        let (x, y) = sampled_pixel([x0, y0, x1, y1], px_per_block, bx, bz);
+    ])
+}
+
+/// The block columns over the land's box: `bw × bd` of them, `px_per_block` pixels a side,
+/// their heights counted in blocks from the lowest finite height.
+struct BlockGrid {
+    pixel_box: [usize; 4],
+    px_per_block: f32,
+    metres_per_block: f32,
+    bw: usize,
+    bd: usize,
+    floor: f32,
+    max_top: f32,
+}
+
+impl BlockGrid {
+    fn new(bp: &crate::blueprint::Blueprint, pixel_box: [usize; 4], width: usize) -> BlockGrid {
+        let [x0, y0, x1, y1] = pixel_box;
+        let span = (x1 - x0).max(y1 - y0);
+        let px_per_block = span as f32 / width as f32;
+        let metres_per_block = px_per_block * crate::units::metres_per_px(bp.side());
+        let (bw, bd) = (
+            ((x1 - x0) as f32 / px_per_block).ceil() as usize,
+            ((y1 - y0) as f32 / px_per_block).ceil() as usize,
+        );
+        let mut grid = BlockGrid {
+            pixel_box,
+            px_per_block,
+            metres_per_block,
+            bw,
+            bd,
+            floor: 0.0,
+            max_top: width as f32,
+        };
+        // The lowest finite height is the floor; no column stands taller than the island is
+        // wide, whatever the heights say (a hostile .dat may hold NaN, infinities or 1e30).
+        let mut floor = f32::INFINITY;
+        for bx in 0..bw {
+            for bz in 0..bd {
+                let h = grid.sample(bp, bx, bz).0;
+                if h.is_finite() {
+                    floor = floor.min(h);
+                }
+            }
+        }
+        grid.floor = if floor.is_finite() { floor } else { 0.0 };
+        grid
+    }
+
+    /// Block column (bx, bz)'s centre pixel: its height, biome and water surface (raw).
+    fn sample(
+        &self,
+        bp: &crate::blueprint::Blueprint,
+        bx: usize,
+        bz: usize,
+    ) -> (f32, crate::blueprint::Biome, Option<f32>) {
+        let (x, y) = sampled_pixel(self.pixel_box, self.px_per_block, bx, bz);
         let surface = bp.is_water(x, y).then(|| {
             bp.water_surface_at(x, y)
                 .and_then(decode_water_level)
                 .unwrap_or(0.15)
         });
         (bp.heights[[x, y]], bp.biomes[[x, y]], surface)
-    };
-    // The lowest finite height is the floor; no column stands taller than the island is wide,
-    // whatever the heights say (a hostile .dat may hold NaN, infinities or 1e30).
-    let mut floor = f32::INFINITY;
-    for bx in 0..bw {
-        for bz in 0..bd {
-            let h = sample(bx, bz).0;
-            if h.is_finite() {
-                floor = floor.min(h);
-            }
-        }
     }
-    if !floor.is_finite() {
-        floor = 0.0;
-    }
-    let max_top = width as f32;
-    let to_blocks = |h: f32| {
-        let b = ((h - floor) * raw_to_m / metres_per_block).floor();
+
+    /// A raw height as blocks above the floor, in 0 ..= the island's width.
+    fn to_blocks(&self, h: f32) -> i32 {
+        let b = ((h - self.floor) * crate::units::METRES_PER_RAW / self.metres_per_block).floor();
         if b.is_nan() {
             0
         } else {
-            b.clamp(0.0, max_top) as i32
+            b.clamp(0.0, self.max_top) as i32
         }
-    };
-    let core = 16;
-    let mut blocks: BTreeMap<[i32; 3], u16> = BTreeMap::new();
-    let mut columns = vec![vec![-1; bd]; bw];
-    for (bx, column) in columns.iter_mut().enumerate() {
-        for (bz, cell) in column.iter_mut().enumerate() {
-            let (h, biome, surface) = sample(bx, bz);
-            let bed = to_blocks(h).max(0);
-            let level = surface.map(to_blocks);
-            // Water shallower than a block: the bed one block under the surface's block.
-            let top = match level {
-                Some(l) if l == bed => (bed - 1).max(0),
-                _ => bed,
-            };
-            *cell = top;
-            let (cap, under, deep) = palette(biome);
-            let (x, z) = (
-                bx as i32 - bw as i32 / 2 + core,
-                bz as i32 - bd as i32 / 2 + core,
-            );
-            for y in 0..=top {
-                let id = match top - y {
-                    0 => cap,
-                    1..=3 => under,
-                    _ => deep,
+    }
+
+    /// Every column's top block (`columns[bx][bz]`) and every block: the biome's cap, the three
+    /// blocks under it and the deep fill to the floor, water up to its surface.
+    fn blocks(&self, bp: &crate::blueprint::Blueprint) -> (Vec<Vec<i32>>, BTreeMap<[i32; 3], u16>) {
+        let (bw, bd) = (self.bw, self.bd);
+        let mut blocks: BTreeMap<[i32; 3], u16> = BTreeMap::new();
+        let mut columns = vec![vec![-1; bd]; bw];
+        for (bx, column) in columns.iter_mut().enumerate() {
+            for (bz, cell) in column.iter_mut().enumerate() {
+                let (h, biome, surface) = self.sample(bp, bx, bz);
+                let bed = self.to_blocks(h).max(0);
+                let level = surface.map(|s| self.to_blocks(s));
+                // Water shallower than a block: the bed one block under the surface's block.
+                let top = match level {
+                    Some(l) if l == bed => (bed - 1).max(0),
+                    _ => bed,
                 };
-                blocks.insert([x, y, z], id);
-            }
-            if let Some(level) = level {
-                // At least one block, even where the bed is the floor itself.
-                let level = if level == bed { top + 1 } else { level };
-                for y in top + 1..=level {
-                    blocks.insert([x, y, z], ids::WATER);
+                *cell = top;
+                let (cap, under, deep) = palette(biome);
+                let (x, z) = (
+                    bx as i32 - bw as i32 / 2 + CORE,
+                    bz as i32 - bd as i32 / 2 + CORE,
+                );
+                for y in 0..=top {
+                    let id = match top - y {
+                        0 => cap,
+                        1..=3 => under,
+                        _ => deep,
+                    };
+                    blocks.insert([x, y, z], id);
+                }
+                if let Some(level) = level {
+                    // At least one block, even where the bed is the floor itself.
+                    let level = if level == bed { top + 1 } else { level };
+                    for y in top + 1..=level {
+                        blocks.insert([x, y, z], ids::WATER);
+                    }
                 }
             }
         }
+        (columns, blocks)
     }
-    // 32³ segments, segment version 3, each block at its type's full hit points.
+}
+
+/// The blocks in 32³ segments (segment version 3, each block at its type's full hit points),
+/// and each block type's count.
+fn segments(
+    blocks: &BTreeMap<[i32; 3], u16>,
+) -> Result<(Vec<Segment>, BTreeMap<u16, i32>), ExportError> {
     let mut segments: BTreeMap<[i32; 3], Vec<u32>> = BTreeMap::new();
     let mut elements: BTreeMap<u16, i32> = BTreeMap::new();
-    for (p, id) in &blocks {
+    for (p, id) in blocks {
         let origin = p.map(|c| c.div_euclid(32) * 32);
         let local = p.map(|c| c.rem_euclid(32) as usize);
         let word = super::region::encode_v3(Block {
@@ -365,17 +448,6 @@ pub fn island(
             word;
         *elements.entry(*id).or_insert(0) += 1;
     }
-    let (min, max) = header::bounding_box(blocks.keys().map(|p| p.map(|c| c - core)));
-    let header = Header {
-        version: 3,
-        game_version: None,
-        entity_type: entity.code(),
-        classification: Some(entity.classification()),
-        min,
-        max,
-        elements: elements.iter().map(|(id, n)| (*id as i16, *n)).collect(),
-        statistics: None,
-    };
     let segments = segments
         .into_iter()
         .map(|(position, words)| Segment {
@@ -386,23 +458,5 @@ pub fn island(
             words,
         })
         .collect();
-    Ok(Voxels {
-        blueprint: Blueprint {
-            name: name.to_string(),
-            header,
-            meta: Meta::empty(),
-            logic: Logic {
-                version: 0,
-                controller_version: Some(-1026),
-                controllers: Vec::new(),
-            },
-            segments,
-            chunk: 32,
-            children: Vec::new(),
-        },
-        metres_per_block,
-        pixel_box: [x0, y0, x1, y1],
-        px_per_block,
-        columns,
-    })
+    Ok((segments, elements))
 }
