@@ -501,7 +501,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 EntityArg::Planet => Entity::Planet,
                 EntityArg::Station => Entity::Station,
             };
-            let name = format!("Island_Seed_{}", bp.params.world_seed);
+            let name = pipeline::OutputNames::of(bp.params.world_seed).starmade;
             let voxels = island(&bp, width, entity, &name)
                 .with_context(|| format!("exporting {} to StarMade", from.display()))?;
             islagen::formats::starmade::write(&voxels.blueprint, &out)?;
@@ -524,7 +524,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let bp = load(&from)?.blueprint;
             let island = islagen::formats::island_code::export::island_from_world(&bp, side)?;
             let code = islagen::formats::island_code::encode(&island);
-            let out = out.unwrap_or_else(|| from.with_extension("islandcode.txt"));
+            let out = out.unwrap_or_else(|| pipeline::OutputNames::island_code_beside(&from));
             islagen::output::write_bytes_atomically(&out, format!("{code}\n").as_bytes())
                 .with_context(|| format!("writing {}", out.display()))?;
             println!("{code}");

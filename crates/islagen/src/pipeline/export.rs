@@ -40,6 +40,9 @@ pub struct OutputNames {
     pub roads_png: String,
     /// The structure sidecar, when it sits beside the blueprint.
     pub sidecar: String,
+    /// The StarMade blueprint's name (`islagen export starmade`): its folder, and its archive
+    /// with `.sment` added.
+    pub starmade: String,
 }
 
 impl OutputNames {
@@ -54,7 +57,14 @@ impl OutputNames {
             towns_png: format!("Map_Seed_{seed}_2_towns.png"),
             roads_png: format!("Map_Seed_{seed}_3_roads.png"),
             sidecar: format!("MapData_Seed_{seed}.structures.json"),
+            starmade: format!("Island_Seed_{seed}"),
         }
+    }
+
+    /// Where `islagen export island-code` writes the code of the blueprint at `blueprint`
+    /// unless told: beside it, `NAME.islandcode.txt`.
+    pub fn island_code_beside(blueprint: &Path) -> PathBuf {
+        blueprint.with_extension("islandcode.txt")
     }
 }
 
