@@ -407,79 +407,31 @@ impl Config {
         };
         let map_size = v.int(k!("MapSize"), raw.map_size) as u32;
         let world_seed = seed(k!("WorldSeed"), raw.world_seed)?;
-        let sea_model = choice(k!("SeaLevelModel"), &raw.sea_level_model)?;
+        let c = Choices::of(&raw)?;
         let sea_value = v.float(k!("SeaLevelValue"), raw.sea_level_value);
-        let sea_level = if sea_model == "flat" {
-            SeaLevelModel::Flat(sea_value)
-        } else {
-            SeaLevelModel::Field
-        };
-        let curve = choice(k!("TerrainCurve"), &raw.terrain_curve)?;
-        let detail = choice(k!("TerrainDetail"), &raw.terrain_detail)?;
-        let erosion = choice(k!("Erosion"), &raw.erosion)?;
-        let rivers = choice(k!("Rivers"), &raw.rivers)?;
-        let crater_mode = choice(k!("CraterErosionMode"), &raw.crater_erosion_mode)?;
-        let coast = choice(k!("CoastProfile"), &raw.coast_profile)?;
         let crater_core = v.float(k!("CraterErosionCore"), raw.crater_erosion_core);
         let crater_feather = v.at_least(
             k!("CraterErosionFeather"),
             raw.crater_erosion_feather,
             crater_core,
         );
-        let (droplets, lifetime, brush) = erosion_budget(&mut v, &raw);
+        let budget = erosion_budget(&mut v, &raw);
         let config = Config {
             map_size,
             world_seed,
             crater_radius: v.float(k!("CraterRadius"), raw.crater_radius),
             density_multiplier: v.float(k!("DensityMultiplier"), raw.density_multiplier),
-            sea_level,
+            sea_level: match c.flat_sea {
+                true => SeaLevelModel::Flat(sea_value),
+                false => SeaLevelModel::Field,
+            },
             skip_roads: flag(k!("SkipRoads"), raw.skip_roads),
-            terrain_curve: if curve == "v5" {
-                TerrainCurve::V5
-            } else {
-                TerrainCurve::Off
-            },
-            terrain_detail: if detail == "v1" {
-                TerrainDetail::V1
-            } else {
-                TerrainDetail::Off
-            },
+            terrain_curve: c.curve,
+            terrain_detail: c.detail,
             shelf_relief_amp_m: v.float(k!("ShelfReliefAmp"), raw.shelf_relief_amp),
             shelf_edge_variation_m: v.float(k!("ShelfEdgeVariation"), raw.shelf_edge_variation),
-            erosion: ErosionConfig {
-                model: match erosion {
-                    "v2" => ErosionModel::Fluvial,
-                    "v1" => ErosionModel::Droplets,
-                    _ => ErosionModel::Off,
-                },
-                fluvial: fluvial(&mut v, &raw),
-                droplets,
-                lifetime,
-                carve_cap_m: v.float(k!("ErosionCarveCap"), raw.erosion_carve_cap),
-                deposit_cap_m: v.float(k!("ErosionDepositCap"), raw.erosion_deposit_cap),
-                brush,
-                seed_offset: v.int(k!("ErosionSeedOffset"), raw.erosion_seed_offset) as i32,
-                sea_margin_m: v.float(k!("ErosionSeaMargin"), raw.erosion_sea_margin),
-                inertia: v.float(k!("ErosionInertia"), raw.erosion_inertia),
-                capacity_factor: v.float(k!("ErosionCapacityFactor"), raw.erosion_capacity_factor),
-                min_slope_m: v.float(k!("ErosionMinSlope"), raw.erosion_min_slope),
-                erode_rate: v.float(k!("ErosionErodeRate"), raw.erosion_erode_rate),
-                deposit_rate: v.float(k!("ErosionDepositRate"), raw.erosion_deposit_rate),
-                evaporation: v.float(k!("ErosionEvaporation"), raw.erosion_evaporation),
-                gravity: v.float(k!("ErosionGravity"), raw.erosion_gravity),
-                crater_mode: if crater_mode == "full" {
-                    CraterErosionMode::Full
-                } else {
-                    CraterErosionMode::Feather
-                },
-                crater_core,
-                crater_feather,
-            },
-            coast_profile: if coast == "wide" {
-                CoastProfile::Wide
-            } else {
-                CoastProfile::Steep
-            },
+            erosion: erosion(&mut v, &raw, &c, (crater_core, crater_feather), budget),
+            coast_profile: c.coast,
             island_axis_x: v.axis(k!("IslandAxisX"), raw.island_axis_x),
             island_axis_y: v.axis(k!("IslandAxisY"), raw.island_axis_y),
             offshore_island_density: v
@@ -488,7 +440,7 @@ impl Config {
             coast_variation: v.float(k!("CoastVariation"), raw.coast_variation),
             crater_rim_m: v.float(k!("CraterRim"), raw.crater_rim),
             fine_relief: v.float(k!("FineRelief"), raw.fine_relief),
-            rivers: rivers == "v1",
+            rivers: c.rivers,
             river_catchment_km2: v.float(k!("RiverCatchment"), raw.river_catchment),
             river_width_scale: v.float(k!("RiverWidthScale"), raw.river_width_scale),
             river_density: v.float(k!("RiverDensity"), raw.river_density),
@@ -508,6 +460,87 @@ impl Config {
     /// scaleFactor = MapSize / 1024: every distance, radius and threshold is multiplied by it.
     pub fn scale_factor(&self) -> f32 {
         crate::units::scale_factor(self.map_size as usize)
+    }
+}
+
+/// The enum keys' values (an unknown or retired value is an error, in the table's order of
+/// these keys).
+struct Choices {
+    flat_sea: bool,
+    curve: TerrainCurve,
+    detail: TerrainDetail,
+    erosion: ErosionModel,
+    rivers: bool,
+    crater_mode: CraterErosionMode,
+    coast: CoastProfile,
+}
+
+impl Choices {
+    fn of(raw: &RawConfig) -> Result<Choices, ConfigError> {
+        let flat_sea = choice(k!("SeaLevelModel"), &raw.sea_level_model)? == "flat";
+        let curve = match choice(k!("TerrainCurve"), &raw.terrain_curve)? {
+            "v5" => TerrainCurve::V5,
+            _ => TerrainCurve::Off,
+        };
+        let detail = match choice(k!("TerrainDetail"), &raw.terrain_detail)? {
+            "v1" => TerrainDetail::V1,
+            _ => TerrainDetail::Off,
+        };
+        let erosion = match choice(k!("Erosion"), &raw.erosion)? {
+            "v2" => ErosionModel::Fluvial,
+            "v1" => ErosionModel::Droplets,
+            _ => ErosionModel::Off,
+        };
+        let rivers = choice(k!("Rivers"), &raw.rivers)? == "v1";
+        let crater_mode = match choice(k!("CraterErosionMode"), &raw.crater_erosion_mode)? {
+            "full" => CraterErosionMode::Full,
+            _ => CraterErosionMode::Feather,
+        };
+        let coast = match choice(k!("CoastProfile"), &raw.coast_profile)? {
+            "wide" => CoastProfile::Wide,
+            _ => CoastProfile::Steep,
+        };
+        Ok(Choices {
+            flat_sea,
+            curve,
+            detail,
+            erosion,
+            rivers,
+            crater_mode,
+            coast,
+        })
+    }
+}
+
+/// The erosion keys: the model, the fluvial relief's, the droplets' (their budget and lengths
+/// already resolved) and the crater's protection.
+fn erosion(
+    v: &mut Validator,
+    raw: &RawConfig,
+    c: &Choices,
+    (crater_core, crater_feather): (f32, f32),
+    (droplets, lifetime, brush): (DropletBudget, ErosionLength, ErosionLength),
+) -> ErosionConfig {
+    ErosionConfig {
+        model: c.erosion,
+        fluvial: fluvial(v, raw),
+        droplets,
+        lifetime,
+        carve_cap_m: v.float(k!("ErosionCarveCap"), raw.erosion_carve_cap),
+        deposit_cap_m: v.float(k!("ErosionDepositCap"), raw.erosion_deposit_cap),
+        brush,
+        seed_offset: v.int(k!("ErosionSeedOffset"), raw.erosion_seed_offset) as i32,
+        sea_margin_m: v.float(k!("ErosionSeaMargin"), raw.erosion_sea_margin),
+        inertia: v.float(k!("ErosionInertia"), raw.erosion_inertia),
+        capacity_factor: v.float(k!("ErosionCapacityFactor"), raw.erosion_capacity_factor),
+        min_slope_m: v.float(k!("ErosionMinSlope"), raw.erosion_min_slope),
+        erode_rate: v.float(k!("ErosionErodeRate"), raw.erosion_erode_rate),
+        deposit_rate: v.float(k!("ErosionDepositRate"), raw.erosion_deposit_rate),
+        evaporation: v.float(k!("ErosionEvaporation"), raw.erosion_evaporation),
+        gravity: v.float(k!("ErosionGravity"), raw.erosion_gravity),
+        crater_mode: c.crater_mode,
+        crater_core,
+        crater_feather,
     }
 }
 
