@@ -466,9 +466,12 @@ pub fn held_bytes(bp: &Blueprint) -> u64 {
     let block = |bytes: usize| (bytes as u64).max(MIN_BLOCK);
     let list = |cap: usize, item: usize| if cap == 0 { 0 } else { block(cap * item) };
     let mut bytes = (bp.heights.len() * size_of::<f32>() + bp.biomes.len()) as u64;
-    bytes += bp.water_ids.as_ref().map_or(0, |ids| ids.len() as u64 * 2);
+    bytes += bp
+        .water_ids
+        .as_ref()
+        .map_or(0, |ids| (ids.len() * size_of::<u16>()) as u64);
     if let Some(islagen::blueprint::WaterSurface::Grid(g)) = &bp.water_surface {
-        bytes += g.len() as u64 * 2;
+        bytes += (g.len() * size_of::<u16>()) as u64;
     }
     bytes += list(bp.towns.capacity(), size_of::<islagen::blueprint::Town>());
     let bodies = bp.water_bodies.as_ref().map_or(0, Vec::capacity);
