@@ -4,7 +4,8 @@
 # /usr/bin/time -v. Prints (and writes to target/bench-against/against.md) the median wall time,
 # the peak RSS and the ratio this ÷ baseline.
 # Usage: scripts/bench-against.sh REV [SEED] [SIZE] [REPEATS]   (defaults 42, 8192, 3)
-#   REV is a git revision; it is checked out in a worktree under target/ and built there.
+#   REV is a git revision; it is checked out in a worktree outside the repository (a checkout
+#   inside it would belong to this Cargo workspace) and built into target/bench-against/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev=${1:?usage: scripts/bench-against.sh REV [SEED] [SIZE] [REPEATS]}
@@ -12,7 +13,7 @@ seed=${2:-42}
 size=${3:-8192}
 repeats=${4:-3}
 dir=target/bench-against
-base_tree=$dir/base-tree
+base_tree=${TMPDIR:-/tmp}/islagen-bench-base-tree
 mkdir -p "$dir"
 cargo build --release --locked >/dev/null 2>&1
 if [ ! -d "$base_tree" ]; then git worktree add -f "$base_tree" "$rev" >/dev/null; fi
