@@ -1,5 +1,5 @@
 //! Roads, rivers and towns as exact shapes around their segments, at any offset and scale: the
-//! painter of `islagen serve`'s map tiles, beside [`super::paint`]'s disc chains of the
+//! painter of `islagen serve`'s map tiles, beside `render/paint.rs`'s disc chains of the
 //! full-size snapshots (whose pixels golden/ holds).
 //!
 //! A road or river segment is the capsule of its half-width around it (every pixel whose centre
