@@ -116,8 +116,11 @@ enum Command {
         #[arg(long)]
         list: bool,
         /// Print the README's Markdown key table instead.
-        #[arg(long, conflicts_with = "list")]
+        #[arg(long, conflicts_with_all = ["list", "json"])]
         markdown: bool,
+        /// Print a ServerConfig.json with every key at its default (config/ServerConfig.json).
+        #[arg(long, conflicts_with = "list")]
+        json: bool,
     },
     /// Re-encode any readable blueprint as v2 (or v1).
     Convert {
@@ -448,16 +451,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
         }
-        Some(Command::Config { list: _, markdown }) => {
+        Some(Command::Config {
+            list: _,
+            markdown,
+            json,
+        }) => {
             use islagen::config::keys;
-            print!(
-                "{}",
-                if markdown {
-                    keys::markdown_table()
-                } else {
-                    keys::listing()
-                }
-            );
+            let text = match (markdown, json) {
+                (true, _) => keys::markdown_table(),
+                (_, true) => keys::server_config_json(),
+                _ => keys::listing(),
+            };
+            print!("{text}");
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Convert { input, output, v1 }) => {

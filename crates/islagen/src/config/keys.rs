@@ -746,6 +746,27 @@ pub fn markdown_table() -> String {
     out
 }
 
+/// A ServerConfig.json holding every key at its default, in [`KEYS`]' order (`null` for the
+/// keys unset by default): what `config/ServerConfig.json` ships and `islagen config --json`
+/// prints.
+pub fn server_config_json() -> String {
+    let mut out = String::from("{\n");
+    for (i, k) in KEYS.iter().enumerate() {
+        let value = match k.default {
+            Value::Int(v) => v.to_string(),
+            Value::Float(v) if v.fract() == 0.0 => format!("{v:.1}"),
+            Value::Float(v) => v.to_string(),
+            Value::Str(s) => format!("\"{s}\""),
+            Value::Bool(b) => b.to_string(),
+            Value::Unset => "null".into(),
+        };
+        let comma = if i + 1 < KEYS.len() { "," } else { "" };
+        out.push_str(&format!("  \"{}\": {value}{comma}\n", k.name));
+    }
+    out.push_str("}\n");
+    out
+}
+
 /// `islagen config --list`: one block a key.
 pub fn listing() -> String {
     let mut out = String::new();

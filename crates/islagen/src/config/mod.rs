@@ -824,9 +824,16 @@ mod tests {
         assert_eq!(l.warnings.len(), 2);
     }
 
+    /// The shipped file is the key table's (regenerate it with `islagen config --json`), and
+    /// loads as the defaults.
     #[test]
     fn shipped_server_config_is_the_defaults() {
         let text = include_str!("../../../../config/ServerConfig.json");
+        assert_eq!(
+            text,
+            keys::server_config_json(),
+            "config/ServerConfig.json is stale: `islagen config --json > config/ServerConfig.json`"
+        );
         let l = load(text).unwrap();
         assert_eq!(l.config, Config::default());
         assert!(l.warnings.is_empty());
