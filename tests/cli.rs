@@ -1064,4 +1064,7 @@ fn the_key_table_is_listed_and_the_readme_holds_it() {
         table,
         "README.md's key table is stale: replace it with `islagen config --markdown`"
     );
+    let o = islagen(&["config", "--json"]);
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/ServerConfig.json");
+    assert_eq!(o.stdout, std::fs::read(shipped).unwrap());
 }
