@@ -212,6 +212,16 @@ pub fn read<S: ReadAt + ?Sized>(source: &S) -> Result<Loaded, ReadError> {
 
 /// [`read`], with the v2 grids read (`grids`) or only checked and skipped.
 fn read_with<S: ReadAt + ?Sized>(source: &S, grids: bool) -> Result<Loaded, ReadError> {
+    let (src, first) = start(source, grids)?;
+    match first {
+        V2_FIRST_BYTE => read_v2(src),
+        V1_FIRST_BYTE => read_v1(src),
+        other => Err(unknown_format(&src, other)),
+    }
+}
+
+/// A bounded reader over all of `source`, and the file's first byte (which says its layout).
+fn start<S: ReadAt + ?Sized>(source: &S, grids: bool) -> Result<(Src<'_, S>, u8), ReadError> {
     let len = source.byte_len()?;
     let mut src = Src {
         source,
@@ -226,11 +236,8 @@ fn read_with<S: ReadAt + ?Sized>(source: &S, grids: bool) -> Result<Loaded, Read
     if len == 0 {
         return Err(src.err(Rule::Truncated, 0, "the file is empty".into()));
     }
-    match src.u8()? {
-        V2_FIRST_BYTE => read_v2(src),
-        V1_FIRST_BYTE => read_v1(src),
-        other => Err(unknown_format(&src, other)),
-    }
+    let first = src.u8()?;
+    Ok((src, first))
 }
 
 /// What a blueprint's first [`HEADER_PROBE_LEN`] bytes say ([`read_header`]).
@@ -253,21 +260,8 @@ pub const HEADER_PROBE_LEN: usize = (V2_HEADER_LEN + SECTION_FRAME_LEN + 8) as u
 /// grids its MapSize declares: what a listing of many files needs without reading them.
 pub fn read_header(prefix: &[u8], file_len: u64) -> Result<Header, ReadError> {
     let prefix = &prefix[..prefix.len().min(HEADER_PROBE_LEN)];
-    let len = prefix.len() as u64;
-    let mut src = Src {
-        source: prefix,
-        window: Vec::new(),
-        window_at: 0,
-        pos: 0,
-        limit: len,
-        len,
-        tag: None,
-        grids: false,
-    };
-    if len == 0 {
-        return Err(src.err(Rule::Truncated, 0, "the file is empty".into()));
-    }
-    let (format, seed, side, per_px) = match src.u8()? {
+    let (mut src, first) = start(prefix, false)?;
+    let (format, seed, side, per_px) = match first {
         V2_FIRST_BYTE => {
             v2_head(&mut src)?;
             let frame_at = src.pos;
