@@ -20,8 +20,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-pub use super::error::ApiError;
-use super::error::ApiResult;
+use super::error::{ApiError, ApiResult};
 use super::tiles::{self, Layer, TileKey};
 use super::worlds::{FileKey, World};
 use super::{assets, catalogue, dials, jobs, paths, preview, probe, Shared};

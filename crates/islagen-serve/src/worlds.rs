@@ -78,7 +78,7 @@ pub struct World {
 }
 
 /// Why a world could not be had. Its text names the file and, from the reader, the rule and
-/// byte offset; the reader's error itself is kept ([`LoadError::rule`]). Cloneable, as a failed
+/// byte offset; the reader's error itself is kept (its rule, section and offset). Cloneable, as a failed
 /// load is kept for its file version and handed to every request for it.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum LoadError {
@@ -124,18 +124,6 @@ pub enum LoadError {
 }
 
 impl LoadError {
-    /// The reader's rule, where the reader refused the file.
-    pub fn rule(&self) -> Option<blueprint::Rule> {
-        match self {
-            LoadError::Read { source, .. } => source.rule(),
-            LoadError::Estimate {
-                source: EstimateError::Header(e),
-                ..
-            } => e.rule(),
-            _ => None,
-        }
-    }
-
     fn io(name: &str) -> impl FnOnce(std::io::Error) -> LoadError + '_ {
         move |e| LoadError::Io {
             name: name.into(),
