@@ -76,6 +76,7 @@ struct Job {
     error: Option<String>,
     cancel: bool,
     child: Option<Child>,
+    /// The stages the running generation reports (`pipeline::stage_names`), set when it starts.
     expected: usize,
 }
 
@@ -92,7 +93,7 @@ impl Default for Job {
             error: None,
             cancel: false,
             child: None,
-            expected: islagen::pipeline::stage_names(&islagen::config::Config::default()).len(),
+            expected: 0,
         }
     }
 }
@@ -416,26 +417,32 @@ pub fn remove_stale(root: &Path) {
 /// removes a folder holding it).
 const KEPT: &str = "NOT-PLACED.txt";
 
-/// Why a finished world could not be moved into place; the world is kept in `dir`.
+/// Why a finished world could not be moved into place as `name`.
+#[derive(Debug, thiserror::Error)]
+#[error("moving the new world into place as {name}: {source}")]
+pub struct Unplaced {
+    /// The name it was to take.
+    pub name: String,
+    /// Why it could not.
+    pub source: std::io::Error,
+}
+
+/// A finished world that could not be placed; it is kept in `dir`.
 #[derive(Debug, thiserror::Error)]
 pub enum PlaceError {
     /// Kept, with a note in its folder saying why.
-    #[error("moving the new world into place as {name}: {source}; the world is kept in {}", dir.display())]
+    #[error("{why}; the world is kept in {}", dir.display())]
     Kept {
-        /// The name it was to take.
-        name: String,
-        /// Why it could not.
-        source: std::io::Error,
+        /// Why it was not placed.
+        why: Unplaced,
         /// Where it is.
         dir: PathBuf,
     },
     /// Kept, but the note could not be written: the next start's clean-up removes it.
-    #[error("moving the new world into place as {name}: {source}; it could not be marked as kept ({note}): it is in {} until the server next starts", dir.display())]
+    #[error("{why}; it could not be marked as kept ({note}): it is in {} until the server next starts", dir.display())]
     Unmarked {
-        /// The name it was to take.
-        name: String,
-        /// Why it could not.
-        source: std::io::Error,
+        /// Why it was not placed.
+        why: Unplaced,
         /// Why the note could not be written.
         note: std::io::Error,
         /// Where it is.
@@ -447,18 +454,17 @@ pub enum PlaceError {
 /// a note saying why, and the error names the folder.
 fn place_or_keep(tmp: &Path, root: &Path, name: &str) -> Result<PathBuf, PlaceError> {
     place(tmp, root, name).map_err(|source| {
-        let (name, dir) = (name.to_string(), tmp.to_path_buf());
-        let note = format!(
-            "moving the new world into place as {name}: {source}\nMove this folder to a visible name to see the world.\n"
-        );
-        match std::fs::write(tmp.join(KEPT), note) {
-            Ok(()) => PlaceError::Kept { name, source, dir },
-            Err(note) => PlaceError::Unmarked {
-                name,
+        let (why, dir) = (
+            Unplaced {
+                name: name.to_string(),
                 source,
-                note,
-                dir,
             },
+            tmp.to_path_buf(),
+        );
+        let note = format!("{why}\nMove this folder to a visible name to see the world.\n");
+        match std::fs::write(tmp.join(KEPT), note) {
+            Ok(()) => PlaceError::Kept { why, dir },
+            Err(note) => PlaceError::Unmarked { why, note, dir },
         }
     })
 }
