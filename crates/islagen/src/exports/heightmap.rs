@@ -329,7 +329,7 @@ pub fn export(
 
 /// What a heightmap file was written as: its side, sample spacing and first sample (metres,
 /// north-west), and the quantiser of its 16-bit samples.
-struct Written {
+struct Samples {
     n: usize,
     spacing_m: f64,
     first_sample_m: [f64; 2],
@@ -343,7 +343,7 @@ fn write_native(
     format: HeightFormat,
     frame: &Frame,
     sea: &RecordedSea,
-) -> Result<Written, ExportError> {
+) -> Result<Samples, ExportError> {
     let (lo, hi) = raw_range(bp)?;
     let q = Quantiser::new(f64::from(sea.metres(lo)), f64::from(sea.metres(hi)));
     let s = frame.side;
@@ -367,7 +367,7 @@ fn write_native(
         ),
     }
     .map_err(ExportError::io("writing", path))?;
-    Ok(Written {
+    Ok(Samples {
         n: s,
         spacing_m: frame.metres_per_px,
         first_sample_m: frame.metres(0.5, 0.5),
@@ -381,7 +381,7 @@ fn write_resampled(
     path: &Path,
     format: HeightFormat,
     resample: Option<usize>,
-) -> Result<Written, ExportError> {
+) -> Result<Samples, ExportError> {
     let grid = height_grid(bp, resample)?;
     let (n, q) = (grid.side, quantiser(&grid.metres));
     match format {
@@ -403,7 +403,7 @@ fn write_resampled(
         HeightFormat::Tiff => write_tiff(path, &grid),
     }
     .map_err(ExportError::io("writing", path))?;
-    Ok(Written {
+    Ok(Samples {
         n,
         spacing_m: grid.spacing_m,
         first_sample_m: grid.first_sample_m,
@@ -419,9 +419,9 @@ fn sidecar(
     format: HeightFormat,
     resample: Option<usize>,
     sea: &RecordedSea,
-    w: Written,
+    w: Samples,
 ) -> Sidecar {
-    let Written {
+    let Samples {
         n,
         spacing_m,
         first_sample_m,

@@ -96,25 +96,31 @@ pub fn lines(config: &Config, world: &World) -> Vec<String> {
 /// What the original's per-map erosion keys, when a config gives them, mean at this MapSize
 /// (each names the scale-invariant key that supersedes it, from [`crate::config::keys`]).
 pub fn erosion_notes(config: &Config, ran: &ErosionStats) -> Vec<String> {
-    use crate::config::{keys, DropletBudget, ErosionLength};
+    use crate::config::keys::{find, Key};
+    use crate::config::{DropletBudget, ErosionLength};
+    // Found when the program is compiled: a key renamed in the table does not build here.
+    const COUNT: &Key = find("ErosionDropletCount");
+    const LIFETIME: &Key = find("ErosionDropletLifetime");
+    const BRUSH: &Key = find("ErosionBrushRadius");
+    let newer = |old: &Key| old.superseded_by.unwrap_or_default();
     let size = config.map_size;
-    let newer = |old: &str| keys::key(old).and_then(|k| k.superseded_by).unwrap_or("");
     let mut notes = Vec::new();
     if let DropletBudget::Count(n) = config.erosion.droplets {
-        let density = newer("ErosionDropletCount");
-        let default = keys::key(density).map_or(f64::NAN, |k| k.default.number());
+        let density = newer(COUNT);
+        let default = find(density).default.number();
         notes.push(format!(
-            "ErosionDropletCount {n} is a count over the whole map: at MapSize {size} that is {:.0} droplets per km² of land, and the same count erodes less per km² on a larger map. {density} (default {default}) gives the same erosion at every MapSize",
-            ran.per_land_km2
+            "{} {n} is a count over the whole map: at MapSize {size} that is {:.0} droplets per km² of land, and the same count erodes less per km² on a larger map. {density} (default {default}) gives the same erosion at every MapSize",
+            COUNT.name, ran.per_land_km2
         ));
     }
     for (key, length) in [
-        ("ErosionDropletLifetime", config.erosion.lifetime),
-        ("ErosionBrushRadius", config.erosion.brush),
+        (LIFETIME, config.erosion.lifetime),
+        (BRUSH, config.erosion.brush),
     ] {
         if let ErosionLength::Cells(c) = length {
             notes.push(format!(
-                "{key} {c} is in map cells: {:.0} m at MapSize {size} (and a different distance at another size); {} states it in metres",
+                "{} {c} is in map cells: {:.0} m at MapSize {size} (and a different distance at another size); {} states it in metres",
+                key.name,
                 length.metres(size),
                 newer(key)
             ));
