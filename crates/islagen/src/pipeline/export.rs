@@ -185,15 +185,19 @@ pub fn generate_and_export(
         let land = &land;
         let early = s.spawn(|| write_early(land.world(), dir, progress));
         let roads = land.roads(progress);
-        let early = early
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (roads, early)
+        (roads, joined(early))
     });
     let early = early?;
     let world = land.with_roads(roads);
     let written = write_late(&world, early, dir, layout, progress)?;
     Ok((world, written))
+}
+
+/// The result of a scoped thread; its panic, if it panicked, goes on in this one.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// Makes `dir` and clears the temporary files a killed islagen left in it.
@@ -219,9 +223,7 @@ fn write_early(world: &World, dir: &Path, progress: &Progress) -> Result<Early, 
     let (blueprints, snapshots) = std::thread::scope(|s| {
         let heads = s.spawn(|| begin_blueprints(&world.blueprint, dir, &names, progress));
         let snapshots = write_snapshots(world, dir, &names, Snapshots::Land, progress);
-        let heads = heads
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let heads = joined(heads);
         (heads, snapshots)
     });
     Ok(Early {
@@ -270,18 +272,18 @@ fn write_late(
     Ok(written)
 }
 
-/// Writes the heads of the v2 blueprint and the v1 dual-write, one after the other.
+/// Writes the heads of the v2 blueprint and the v1 dual-write, side by side: each waits on the
+/// disk (its sync) more than on the CPU, and the disk takes two streams faster than one.
 fn begin_blueprints(
     bp: &Blueprint,
     dir: &Path,
     names: &OutputNames,
     progress: &Progress,
 ) -> Result<Vec<(PathBuf, PendingFile)>, ExportError> {
-    let mut pending = Vec::new();
-    for (stage, name, layout) in [
-        ("write v2", &names.v2, Layout::V2),
-        ("write v1", &names.v1, Layout::V1),
-    ] {
+    let begin = |stage: &'static str,
+                 name: &String,
+                 layout: Layout|
+     -> Result<(PathBuf, PendingFile), ExportError> {
         let stage = progress.stage(stage, 0);
         let path = dir.join(name);
         let file =
@@ -289,10 +291,15 @@ fn begin_blueprints(
                 path: path.clone(),
                 source,
             })?;
-        pending.push((path, file));
         stage.finish();
-    }
-    Ok(pending)
+        Ok((path, file))
+    };
+    std::thread::scope(|s| {
+        let v1 = s.spawn(|| begin("write v1", &names.v1, Layout::V1));
+        let v2 = begin("write v2", &names.v2, Layout::V2);
+        let v1 = joined(v1);
+        Ok(vec![v2?, v1?])
+    })
 }
 
 /// Which snapshots [`write_snapshots`] writes.
