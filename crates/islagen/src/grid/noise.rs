@@ -169,6 +169,110 @@ impl Lattice {
     }
 }
 
+/// How a [`PixelReads`] table reads its lattice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interpolation {
+    /// [`Lattice::at`].
+    Bilinear,
+    /// [`Lattice::at_cubic`].
+    Bicubic,
+}
+
+/// A lattice read at every pixel centre of an `n` × `n` map, bit for bit [`Lattice::at`] or
+/// [`Lattice::at_cubic`] at (`normalised(x, n)`, `normalised(y, n)`), with the blend along v done
+/// once per lattice row and map row instead of once per pixel (the reads sum across v first,
+/// so that blend is a value shared by every pixel of the map row). A read is then two (bilinear)
+/// or four (bicubic) of them blended across u. The table holds (cells + 3) × `n` values.
+pub struct PixelReads {
+    /// Row `i` (a stored lattice row, offset storage) holds its blend along v for every map row.
+    table: Vec<f32>,
+    n: usize,
+    cells: usize,
+    how: Interpolation,
+}
+
+impl Lattice {
+    /// The reads of this lattice at every pixel centre of an `n`-pixel map (see [`PixelReads`]).
+    pub fn pixel_reads(&self, n: usize, how: Interpolation) -> PixelReads {
+        let side = self.cells + 3;
+        let mut table = vec![0.0f32; side * n];
+        if n > 0 {
+            table.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
+                let stored = &self.values[i * side..(i + 1) * side];
+                for (y, value) in row.iter_mut().enumerate() {
+                    let (j, tv) = axis(normalised(y, n), self.cells);
+                    *value = match how {
+                        // `at`'s near / far: samples (i, j + 1) and (i, j + 2) of storage.
+                        Interpolation::Bilinear => {
+                            stored[j + 1] + (stored[j + 2] - stored[j + 1]) * tv
+                        }
+                        // `at_cubic`'s inner sum, in its order.
+                        Interpolation::Bicubic => {
+                            let wv = catmull_rom(tv);
+                            let c = &stored[j..j + 4];
+                            wv[0] * c[0] + wv[1] * c[1] + wv[2] * c[2] + wv[3] * c[3]
+                        }
+                    };
+                }
+            });
+        }
+        PixelReads {
+            table,
+            n,
+            cells: self.cells,
+            how,
+        }
+    }
+}
+
+impl PixelReads {
+    /// The reads down map column `x` (`u = normalised(x, n)`).
+    pub fn column(&self, x: usize) -> PixelColumn<'_> {
+        let (i, tu) = axis(normalised(x, self.n), self.cells);
+        let row = |k: usize| &self.table[k * self.n..(k + 1) * self.n];
+        match self.how {
+            Interpolation::Bilinear => PixelColumn {
+                rows: [row(i + 1), row(i + 2), &[], &[]],
+                weights: [tu, 0.0, 0.0, 0.0],
+                how: self.how,
+            },
+            Interpolation::Bicubic => PixelColumn {
+                rows: [row(i), row(i + 1), row(i + 2), row(i + 3)],
+                weights: catmull_rom(tu),
+                how: self.how,
+            },
+        }
+    }
+}
+
+/// One map column of a [`PixelReads`].
+pub struct PixelColumn<'a> {
+    rows: [&'a [f32]; 4],
+    /// Bilinear: `tu` first; bicubic: the Catmull-Rom weights across u.
+    weights: [f32; 4],
+    how: Interpolation,
+}
+
+impl PixelColumn<'_> {
+    /// The read at map row `y`.
+    #[inline]
+    pub fn at(&self, y: usize) -> f32 {
+        match self.how {
+            Interpolation::Bilinear => {
+                let (near, far) = (self.rows[0][y], self.rows[1][y]);
+                near + (far - near) * self.weights[0]
+            }
+            Interpolation::Bicubic => {
+                let mut sum = 0.0;
+                for (row, w) in self.rows.iter().zip(&self.weights) {
+                    sum += w * row[y];
+                }
+                sum
+            }
+        }
+    }
+}
+
 /// The highest octave frequency (per map) a bicubic read of a `cells`-cell lattice stays within
 /// [`LATTICE_TOLERANCE`] for: the [`CUBIC_MAX_FREQUENCY`] of the default lattice, scaled.
 pub fn cubic_max_frequency(cells: usize) -> f32 {
@@ -459,6 +563,34 @@ mod tests {
             for m in 0..500 {
                 let v = m as f32 / 499.0;
                 assert_eq!(column.at(v).to_bits(), split.fine_at(0.37, v).to_bits());
+            }
+        }
+    }
+
+    #[test]
+    fn pixel_reads_are_the_point_reads_bit_for_bit() {
+        let f = Fbm::new(11, 9.0, 3);
+        let lattice = Lattice::sample_cells(40, |u, v| f.at(u, v));
+        // Fewer pixels than cells, about as many, and many more (several pixels a cell).
+        for n in [17, 40, 97, 256] {
+            let linear = lattice.pixel_reads(n, Interpolation::Bilinear);
+            let cubic = lattice.pixel_reads(n, Interpolation::Bicubic);
+            for x in 0..n {
+                let (l, c) = (linear.column(x), cubic.column(x));
+                let u = normalised(x, n);
+                for y in 0..n {
+                    let v = normalised(y, n);
+                    assert_eq!(
+                        l.at(y).to_bits(),
+                        lattice.at(u, v).to_bits(),
+                        "{n} ({x}, {y})"
+                    );
+                    assert_eq!(
+                        c.at(y).to_bits(),
+                        lattice.at_cubic(u, v).to_bits(),
+                        "{n} ({x}, {y})"
+                    );
+                }
             }
         }
     }

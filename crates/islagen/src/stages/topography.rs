@@ -34,7 +34,9 @@ use ndarray::Array2;
 use rayon::prelude::*;
 
 use super::sea::SeaLevel;
-use crate::grid::noise::{normalised, quantile, smooth_abs, smoothstep, Fbm, Lattice, SplitFbm};
+use crate::grid::noise::{
+    normalised, quantile, smooth_abs, smoothstep, Fbm, Interpolation, Lattice, SplitFbm,
+};
 
 /// Width of the Trench band along every map edge, as a fraction of MapSize.
 pub const TRENCH_WIDTH: f32 = 0.05;
@@ -419,7 +421,19 @@ impl Shape {
     /// [`Shape::height`] with the base noise's fine share from `fine` (read only where needed).
     #[inline]
     fn height_with(&self, u: f32, v: f32, sea: f32, fine: impl FnOnce() -> f32) -> f32 {
-        let coarse = self.smooth_height(u, v, sea);
+        self.height_over(self.smooth_height(u, v, sea), u, v, sea, fine)
+    }
+
+    /// [`Shape::height_with`] over `coarse`, the [`Shape::smooth_height`] at (u, v).
+    #[inline]
+    fn height_over(
+        &self,
+        coarse: f32,
+        u: f32,
+        v: f32,
+        sea: f32,
+        fine: impl FnOnce() -> f32,
+    ) -> f32 {
         let depth = sea - coarse;
         let h = if depth >= DEEP_SEABED {
             coarse
@@ -523,8 +537,10 @@ pub fn topography(shape: &Shape, on_column: &(dyn Fn() + Sync)) -> Topography {
         );
         let lattice = Lattice::sample(|u, v| field.at(u, v));
         let threshold = quantile(lattice.samples(), 1.0 - density);
-        (lattice, threshold)
+        (lattice.pixel_reads(n, Interpolation::Bilinear), threshold)
     });
+    // The smooth island, read per pixel as `smooth_height` reads it, its blend along v shared.
+    let smooth = (shape.smooth_field.as_ref()).map(|f| f.pixel_reads(n, Interpolation::Bicubic));
     let mut heights = Array2::<f32>::zeros((n, n));
     let mut islet_zone = Array2::<u8>::zeros((n, n));
     heights
@@ -535,16 +551,21 @@ pub fn topography(shape: &Shape, on_column: &(dyn Fn() + Sync)) -> Topography {
         .for_each(|(x, (mut column, mut zone))| {
             let u = normalised(x, n);
             let fine = shape.base.fine_column(u);
+            let smooth = smooth.as_ref().map(|reads| reads.column(x));
+            let islets = islets.as_ref().map(|(reads, t)| (reads.column(x), t));
             for y in 0..n {
                 let v = normalised(y, n);
                 let sea = p.sea.at(y);
-                let mut h = shape.height_with(u, v, sea, || fine.at(v));
+                let coarse = match &smooth {
+                    Some(column) => sea + column.at(y),
+                    None => shape.smooth_height(u, v, sea),
+                };
+                let mut h = shape.height_over(coarse, u, v, sea, || fine.at(v));
                 if let Some((lattice, threshold)) = &islets {
                     let w = islet_weight(h, sea, u, v);
                     if w > 0.0 {
                         zone[y] = 1;
-                        let target =
-                            sea - ISLET_SKIRT + ISLET_LIFT * (lattice.at(u, v) - threshold);
+                        let target = sea - ISLET_SKIRT + ISLET_LIFT * (lattice.at(y) - *threshold);
                         if target > h {
                             h += w * (target - h);
                         }
