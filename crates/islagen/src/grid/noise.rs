@@ -178,29 +178,32 @@ pub enum Interpolation {
     Bicubic,
 }
 
-/// A lattice read at every pixel centre of an `n` × `n` map, bit for bit [`Lattice::at`] or
-/// [`Lattice::at_cubic`] at (`normalised(x, n)`, `normalised(y, n)`), with the blend along v done
+/// A lattice read at every pixel centre of a map of `columns` × `rows` pixels (an
+/// `Array2`'s `dim()`, x outer), bit for bit [`Lattice::at`] or [`Lattice::at_cubic`] at
+/// (`normalised(x, columns)`, `normalised(y, rows)`), with the blend along v done
 /// once per lattice row and map row instead of once per pixel (the reads sum across v first,
 /// so that blend is a value shared by every pixel of the map row). A read is then two (bilinear)
-/// or four (bicubic) of them blended across u. The table holds (cells + 3) × `n` values.
+/// or four (bicubic) of them blended across u. The table holds (cells + 3) × `rows` values.
 pub struct PixelReads {
     /// Row `i` (a stored lattice row, offset storage) holds its blend along v for every map row.
     table: Vec<f32>,
-    n: usize,
+    columns: usize,
+    rows: usize,
     cells: usize,
     how: Interpolation,
 }
 
 impl Lattice {
-    /// The reads of this lattice at every pixel centre of an `n`-pixel map (see [`PixelReads`]).
-    pub fn pixel_reads(&self, n: usize, how: Interpolation) -> PixelReads {
+    /// The reads of this lattice at every pixel centre of a map of `(columns, rows)` pixels
+    /// (see [`PixelReads`]).
+    pub fn pixel_reads(&self, (columns, rows): (usize, usize), how: Interpolation) -> PixelReads {
         let side = self.cells + 3;
-        let mut table = vec![0.0f32; side * n];
-        if n > 0 {
-            table.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
+        let mut table = vec![0.0f32; side * rows];
+        if rows > 0 {
+            table.par_chunks_mut(rows).enumerate().for_each(|(i, row)| {
                 let stored = &self.values[i * side..(i + 1) * side];
                 for (y, value) in row.iter_mut().enumerate() {
-                    let (j, tv) = axis(normalised(y, n), self.cells);
+                    let (j, tv) = axis(normalised(y, rows), self.cells);
                     *value = match how {
                         // `at`'s near / far: samples (i, j + 1) and (i, j + 2) of storage.
                         Interpolation::Bilinear => {
@@ -218,7 +221,8 @@ impl Lattice {
         }
         PixelReads {
             table,
-            n,
+            columns,
+            rows,
             cells: self.cells,
             how,
         }
@@ -226,10 +230,10 @@ impl Lattice {
 }
 
 impl PixelReads {
-    /// The reads down map column `x` (`u = normalised(x, n)`).
+    /// The reads down map column `x` (`u = normalised(x, columns)`).
     pub fn column(&self, x: usize) -> PixelColumn<'_> {
-        let (i, tu) = axis(normalised(x, self.n), self.cells);
-        let row = |k: usize| &self.table[k * self.n..(k + 1) * self.n];
+        let (i, tu) = axis(normalised(x, self.columns), self.cells);
+        let row = |k: usize| &self.table[k * self.rows..(k + 1) * self.rows];
         match self.how {
             Interpolation::Bilinear => PixelColumn {
                 rows: [row(i + 1), row(i + 2), &[], &[]],
@@ -571,24 +575,25 @@ mod tests {
     fn pixel_reads_are_the_point_reads_bit_for_bit() {
         let f = Fbm::new(11, 9.0, 3);
         let lattice = Lattice::sample_cells(40, |u, v| f.at(u, v));
-        // Fewer pixels than cells, about as many, and many more (several pixels a cell).
-        for n in [17, 40, 97, 256] {
-            let linear = lattice.pixel_reads(n, Interpolation::Bilinear);
-            let cubic = lattice.pixel_reads(n, Interpolation::Bicubic);
-            for x in 0..n {
+        // Fewer pixels than cells, about as many, many more (several pixels a cell), and a map
+        // that is not square.
+        for (nx, ny) in [(17, 17), (40, 40), (97, 97), (256, 256), (64, 23)] {
+            let linear = lattice.pixel_reads((nx, ny), Interpolation::Bilinear);
+            let cubic = lattice.pixel_reads((nx, ny), Interpolation::Bicubic);
+            for x in 0..nx {
                 let (l, c) = (linear.column(x), cubic.column(x));
-                let u = normalised(x, n);
-                for y in 0..n {
-                    let v = normalised(y, n);
+                let u = normalised(x, nx);
+                for y in 0..ny {
+                    let v = normalised(y, ny);
                     assert_eq!(
                         l.at(y).to_bits(),
                         lattice.at(u, v).to_bits(),
-                        "{n} ({x}, {y})"
+                        "{nx}x{ny} ({x}, {y})"
                     );
                     assert_eq!(
                         c.at(y).to_bits(),
                         lattice.at_cubic(u, v).to_bits(),
-                        "{n} ({x}, {y})"
+                        "{nx}x{ny} ({x}, {y})"
                     );
                 }
             }

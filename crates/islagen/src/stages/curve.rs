@@ -29,7 +29,7 @@
 //!   unshifted knots and satisfy the Fritsch–Carlson bound for any shift within it);
 //! - outputs stay within [0, cap]; the pixel at spikeMax reaches the cap.
 
-use crate::grid::noise::{Fbm, Lattice};
+use crate::grid::noise::{Fbm, Interpolation, Lattice, PixelColumn, PixelReads};
 use crate::units::{HEIGHT_CAP_M, METRES_PER_RAW};
 
 /// The sea level the preset's absolute knots are stated against.
@@ -153,10 +153,25 @@ impl Curve {
 
     /// The curve of the column at normalised position (u, v).
     pub fn column(&self, u: f32, v: f32) -> ColumnCurve {
+        let fields = [&self.bench, &self.plateau, &self.strength].map(|f| f.at(u, v));
+        self.column_of(fields)
+    }
+
+    /// The curves at every pixel centre of a map of `dim` (columns, rows) pixels, bit for bit
+    /// [`Curve::column`] (the shelf fields read through [`PixelReads`]).
+    pub fn pixel_reads(&self, dim: (usize, usize)) -> CurveReads<'_> {
+        let reads = [&self.bench, &self.plateau, &self.strength]
+            .map(|f| f.pixel_reads(dim, Interpolation::Bilinear));
+        CurveReads { curve: self, reads }
+    }
+
+    /// The curve whose bench, plateau and strength fields read `fields` (in that order).
+    #[inline]
+    fn column_of(&self, [bench, plateau, strength]: [f32; 3]) -> ColumnCurve {
         let p = &self.preset;
-        let bench = p.bench_m + p.bench_amp_m * self.bench.at(u, v);
-        let plateau = p.plateau_m + p.plateau_amp_m * self.plateau.at(u, v);
-        let s = 0.5 + 0.5 * self.strength.at(u, v);
+        let bench = p.bench_m + p.bench_amp_m * bench;
+        let plateau = p.plateau_m + p.plateau_amp_m * plateau;
+        let s = 0.5 + 0.5 * strength;
         let half = 0.5 * (p.span_min_m + (p.span_max_m - p.span_min_m) * s);
         let ys = [
             0.0,
@@ -205,6 +220,37 @@ impl Curve {
     /// The sea level the curve's record states its absolute values against.
     pub fn record_sea(&self) -> f32 {
         self.record_sea
+    }
+}
+
+/// [`Curve::pixel_reads`]: the curve's shelf fields at every pixel centre of a map.
+pub struct CurveReads<'a> {
+    curve: &'a Curve,
+    reads: [PixelReads; 3],
+}
+
+impl CurveReads<'_> {
+    /// The curves down map column `x`.
+    pub fn column(&self, x: usize) -> CurveColumn<'_> {
+        CurveColumn {
+            curve: self.curve,
+            fields: [0, 1, 2].map(|k| self.reads[k].column(x)),
+        }
+    }
+}
+
+/// One map column of a [`CurveReads`].
+pub struct CurveColumn<'a> {
+    curve: &'a Curve,
+    fields: [PixelColumn<'a>; 3],
+}
+
+impl CurveColumn<'_> {
+    /// The curve at map row `y`: [`Curve::column`] at the pixel's centre.
+    #[inline]
+    pub fn at(&self, y: usize) -> ColumnCurve {
+        self.curve
+            .column_of([0, 1, 2].map(|k| self.fields[k].at(y)))
     }
 }
 
@@ -293,6 +339,25 @@ mod tests {
 
     fn curve() -> Curve {
         Curve::new(BALANCED, 42, 1.2 - SEA_REF, SEA_REF)
+    }
+
+    #[test]
+    fn pixel_reads_are_the_columns_bit_for_bit() {
+        let c = curve();
+        let n = 96;
+        let reads = c.pixel_reads((n, n));
+        for x in (0..n).step_by(7) {
+            let column = reads.column(x);
+            for y in 0..n {
+                let u = crate::grid::noise::normalised(x, n);
+                let exact = c.column(u, crate::grid::noise::normalised(y, n));
+                let read = column.at(y);
+                for a in [0.01, 0.1, 0.3, 0.6] {
+                    let (r, e) = (read.metres(a, 0.0), exact.metres(a, 0.0));
+                    assert_eq!(r.to_bits(), e.to_bits(), "({x}, {y}) at {a}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! [lowland ceiling, cap]; neither pass touches a pixel at or below sea level.
 
 use super::curve::{ColumnCurve, ISLAND_WIDTH};
-use crate::grid::noise::{Fbm, Lattice};
+use crate::grid::noise::{Fbm, Interpolation, Lattice, PixelColumn, PixelReads};
 use crate::units::METRES_PER_RAW;
 
 /// The detail dials as applied (the pipeline records them as TDTL).
@@ -85,19 +85,82 @@ impl Detail {
     /// The K3/K4/K5 shift of the column at (u, v), raw input height.
     #[inline]
     pub fn shift(&self, u: f32, v: f32) -> f32 {
-        self.params.edge_amp_m / METRES_PER_RAW * self.edge.at_cubic(u, v)
+        self.shift_of(self.edge.at_cubic(u, v))
+    }
+
+    #[inline]
+    fn shift_of(&self, edge: f32) -> f32 {
+        self.params.edge_amp_m / METRES_PER_RAW * edge
     }
 
     /// Output metres for raw height `a` above sea (`a > 0`) with both passes applied.
     #[inline]
     pub fn metres(&self, column: &ColumnCurve, a: f32, u: f32, v: f32) -> f32 {
-        let shift = self.shift(u, v);
+        self.metres_with(column, a, self.edge.at_cubic(u, v), || {
+            self.relief.at_cubic(u, v)
+        })
+    }
+
+    /// [`Detail::metres`] with the edge field's read `edge` and the relief field's from `relief`
+    /// (read only where the relief shows).
+    #[inline]
+    fn metres_with(
+        &self,
+        column: &ColumnCurve,
+        a: f32,
+        edge: f32,
+        relief: impl FnOnce() -> f32,
+    ) -> f32 {
+        let shift = self.shift_of(edge);
         let m = column.metres(a, shift);
         let weight = column.shelfness(a, shift);
         if weight == 0.0 {
             return m;
         }
-        let relief = self.params.relief_amp_m * self.relief.at_cubic(u, v) * weight;
+        let relief = self.params.relief_amp_m * relief() * weight;
         (m + relief).clamp(column.orange_ceil(), column.cap())
+    }
+
+    /// The detail at every pixel centre of a map of `dim` (columns, rows) pixels, bit for bit
+    /// [`Detail::metres`] (the two fields read through [`PixelReads`]).
+    pub fn pixel_reads(&self, dim: (usize, usize)) -> DetailReads<'_> {
+        DetailReads {
+            detail: self,
+            edge: self.edge.pixel_reads(dim, Interpolation::Bicubic),
+            relief: self.relief.pixel_reads(dim, Interpolation::Bicubic),
+        }
+    }
+}
+
+/// [`Detail::pixel_reads`].
+pub struct DetailReads<'a> {
+    detail: &'a Detail,
+    edge: PixelReads,
+    relief: PixelReads,
+}
+
+impl DetailReads<'_> {
+    /// The detail down map column `x`.
+    pub fn column(&self, x: usize) -> DetailColumn<'_> {
+        DetailColumn {
+            detail: self.detail,
+            edge: self.edge.column(x),
+            relief: self.relief.column(x),
+        }
+    }
+}
+
+/// One map column of a [`DetailReads`].
+pub struct DetailColumn<'a> {
+    detail: &'a Detail,
+    edge: PixelColumn<'a>,
+    relief: PixelColumn<'a>,
+}
+
+impl DetailColumn<'_> {
+    /// [`Detail::metres`] at map row `y` of this column.
+    #[inline]
+    pub fn metres(&self, column: &ColumnCurve, a: f32, y: usize) -> f32 {
+        (self.detail).metres_with(column, a, self.edge.at(y), || self.relief.at(y))
     }
 }

@@ -19,7 +19,6 @@ use super::curve::Curve;
 use super::detail::Detail;
 use super::sea::SeaLevel;
 use super::texture::Texture;
-use crate::grid::noise::normalised;
 use crate::units::{HEIGHT_CAP_M, METRES_PER_RAW};
 
 /// What becomes of the seabed.
@@ -55,12 +54,16 @@ pub fn elevation(
 ) -> Array2<f32> {
     let (w, h) = raw.dim();
     let mut out = Array2::<f32>::zeros((w, h));
+    // The curve's and the detail's fields, read as their point reads, the blend along v shared.
+    let curves = passes.curve.map(|c| c.pixel_reads((w, h)));
+    let details = passes.detail.map(|d| d.pixel_reads((w, h)));
     out.outer_iter_mut()
         .into_par_iter()
         .zip(raw.outer_iter().into_par_iter())
         .enumerate()
         .for_each(|(x, (mut column, raw_column))| {
-            let u = normalised(x, w);
+            let curves = curves.as_ref().map(|c| c.column(x));
+            let details = details.as_ref().map(|d| d.column(x));
             for y in 0..h {
                 let z = raw_column[y];
                 let s = sea.at(y);
@@ -69,16 +72,15 @@ pub fn elevation(
                         Shelf::Wide => shelve(z, s),
                         Shelf::Steep => z,
                     }
-                } else if let Some(curve) = passes.curve {
+                } else if let Some(curves) = &curves {
                     let a = z - s;
                     if a <= 0.0 {
                         z
                     } else {
                         let a = passes.texture.map_or(a, |t| t.raise(a, x, y));
-                        let v = normalised(y, h);
-                        let col = curve.column(u, v);
-                        let m = match passes.detail {
-                            Some(d) => d.metres(&col, a, u, v),
+                        let col = curves.at(y);
+                        let m = match &details {
+                            Some(d) => d.metres(&col, a, y),
                             None => col.metres(a, 0.0),
                         };
                         let rim = passes.rim.map_or(0.0, |r| r.metres(x, y, m));

@@ -537,10 +537,14 @@ pub fn topography(shape: &Shape, on_column: &(dyn Fn() + Sync)) -> Topography {
         );
         let lattice = Lattice::sample(|u, v| field.at(u, v));
         let threshold = quantile(lattice.samples(), 1.0 - density);
-        (lattice.pixel_reads(n, Interpolation::Bilinear), threshold)
+        (
+            lattice.pixel_reads((n, n), Interpolation::Bilinear),
+            threshold,
+        )
     });
     // The smooth island, read per pixel as `smooth_height` reads it, its blend along v shared.
-    let smooth = (shape.smooth_field.as_ref()).map(|f| f.pixel_reads(n, Interpolation::Bicubic));
+    let smooth =
+        (shape.smooth_field.as_ref()).map(|f| f.pixel_reads((n, n), Interpolation::Bicubic));
     let mut heights = Array2::<f32>::zeros((n, n));
     let mut islet_zone = Array2::<u8>::zeros((n, n));
     heights
