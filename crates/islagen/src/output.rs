@@ -6,6 +6,10 @@
 //! [`remove_stale_temps`] — run by every generation and sweep before it writes into a folder —
 //! removes those whose process is gone, touching nothing else.
 
+mod direct;
+
+pub use direct::DirectWriter;
+
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -52,9 +56,10 @@ fn commit(file: File, guard: TempGuard, dir: &Path, path: &Path) -> std::io::Res
 /// A file written atomically in more than one go, by [`write_atomically`]'s rules: the
 /// temporary name until [`AtomicFile::commit`], removed if it is dropped first. Between the goes
 /// [`AtomicFile::sync_data`] puts what is written so far on the disk, so the commit has little
-/// left to wait for.
+/// left to wait for. Its writer writes past the page cache where it can ([`DirectWriter`]): it is
+/// for the largest files.
 pub struct AtomicFile {
-    writer: BufWriter<File>,
+    writer: DirectWriter,
     guard: TempGuard,
     dir: PathBuf,
     path: PathBuf,
@@ -69,7 +74,7 @@ impl AtomicFile {
         };
         let (file, guard) = create_temp(dir, path)?;
         Ok(AtomicFile {
-            writer: BufWriter::with_capacity(BUFFER, file),
+            writer: DirectWriter::new(file, true),
             guard,
             dir: dir.to_owned(),
             path: path.to_owned(),
@@ -77,7 +82,7 @@ impl AtomicFile {
     }
 
     /// Where the bytes go.
-    pub fn writer(&mut self) -> &mut BufWriter<File> {
+    pub fn writer(&mut self) -> &mut DirectWriter {
         &mut self.writer
     }
 
@@ -89,7 +94,7 @@ impl AtomicFile {
 
     /// Flushes, syncs and renames the file over its final name.
     pub fn commit(self) -> std::io::Result<()> {
-        let file = self.writer.into_inner().map_err(|e| e.into_error())?;
+        let file = self.writer.into_inner()?;
         commit(file, self.guard, &self.dir, &self.path)
     }
 }
