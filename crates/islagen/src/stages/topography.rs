@@ -35,7 +35,8 @@ use rayon::prelude::*;
 
 use super::sea::SeaLevel;
 use crate::grid::noise::{
-    normalised, quantile, smooth_abs, smoothstep, Fbm, Interpolation, Lattice, SplitFbm,
+    normalised, quantile, smooth_abs, smoothstep, Fbm, FineColumn, Interpolation, Lattice,
+    PixelColumn, PixelReads, SplitFbm,
 };
 
 /// Width of the Trench band along every map edge, as a fraction of MapSize.
@@ -401,13 +402,19 @@ impl Shape {
     /// The highest the mainland may stand at (u, v): the Trench, its inner edge wandering with
     /// CoastVariation.
     pub fn trench_cap(&self, u: f32, v: f32, sea: f32) -> f32 {
+        self.trench_cap_with(u, v, sea, |t| t.at(u, v))
+    }
+
+    /// [`Shape::trench_cap`] with the wander field's read at (u, v) from `read`.
+    #[inline]
+    fn trench_cap_with(&self, u: f32, v: f32, sea: f32, read: impl FnOnce(&Lattice) -> f32) -> f32 {
         let cap = trench_cap(u, v, sea);
         // Far inland the cap stands above any height: no need to read the wander field there.
         if cap > sea + 2.0 {
             return cap;
         }
-        let wander = self.trench.as_ref().map_or(0.0, |t| {
-            self.params.coast_variation * TRENCH_WANDER * t.at(u, v)
+        let wander = (self.trench.as_ref()).map_or(0.0, |t| {
+            self.params.coast_variation * TRENCH_WANDER * read(t)
         });
         cap - TRENCH_WALL * wander.max(0.0)
     }
@@ -421,27 +428,8 @@ impl Shape {
     /// [`Shape::height`] with the base noise's fine share from `fine` (read only where needed).
     #[inline]
     fn height_with(&self, u: f32, v: f32, sea: f32, fine: impl FnOnce() -> f32) -> f32 {
-        self.height_over(self.smooth_height(u, v, sea), u, v, sea, fine)
-    }
-
-    /// [`Shape::height_with`] over `coarse`, the [`Shape::smooth_height`] at (u, v).
-    #[inline]
-    fn height_over(
-        &self,
-        coarse: f32,
-        u: f32,
-        v: f32,
-        sea: f32,
-        fine: impl FnOnce() -> f32,
-    ) -> f32 {
-        let depth = sea - coarse;
-        let h = if depth >= DEEP_SEABED {
-            coarse
-        } else {
-            let fade = smoothstep(DEEP_SEABED, DEEP_SEABED - DEEP_FADE, depth);
-            coarse + fade * NOISE_AMP * fine()
-        };
-        h.min(self.trench_cap(u, v, sea))
+        let cap = || self.trench_cap(u, v, sea);
+        height_over(self.smooth_height(u, v, sea), sea, fine, cap)
     }
 
     /// The outline's squircle distance at (u, v) (1 is near the coast) and the central dome.
@@ -528,23 +516,17 @@ fn base_noise(seed: i32, map_size: usize) -> SplitFbm {
 pub fn topography(shape: &Shape, on_column: &(dyn Fn() + Sync)) -> Topography {
     let p = &shape.params;
     let n = p.map_size;
-    let density = p.islet_density;
-    let islets = (density > 0.0).then(|| {
+    let islets = (p.islet_density > 0.0).then(|| {
         let field = Fbm::new(
             crate::seed::noise_seed(p.seed, "topography").wrapping_add(ISLET_SEED_OFFSET),
             ISLET_FREQUENCY,
             ISLET_OCTAVES,
         );
         let lattice = Lattice::sample(|u, v| field.at(u, v));
-        let threshold = quantile(lattice.samples(), 1.0 - density);
-        (
-            lattice.pixel_reads((n, n), Interpolation::Bilinear),
-            threshold,
-        )
+        let threshold = quantile(lattice.samples(), 1.0 - p.islet_density);
+        (lattice, threshold)
     });
-    // The smooth island, read per pixel as `smooth_height` reads it, its blend along v shared.
-    let smooth =
-        (shape.smooth_field.as_ref()).map(|f| f.pixel_reads((n, n), Interpolation::Bicubic));
+    let reads = MapReads::new(shape, islets.as_ref());
     let mut heights = Array2::<f32>::zeros((n, n));
     let mut islet_zone = Array2::<u8>::zeros((n, n));
     heights
@@ -553,29 +535,11 @@ pub fn topography(shape: &Shape, on_column: &(dyn Fn() + Sync)) -> Topography {
         .zip(islet_zone.outer_iter_mut())
         .enumerate()
         .for_each(|(x, (mut column, mut zone))| {
-            let u = normalised(x, n);
-            let fine = shape.base.fine_column(u);
-            let smooth = smooth.as_ref().map(|reads| reads.column(x));
-            let islets = islets.as_ref().map(|(reads, t)| (reads.column(x), t));
+            let reads = reads.column(x);
             for y in 0..n {
-                let v = normalised(y, n);
-                let sea = p.sea.at(y);
-                let coarse = match &smooth {
-                    Some(column) => sea + column.at(y),
-                    None => shape.smooth_height(u, v, sea),
-                };
-                let mut h = shape.height_over(coarse, u, v, sea, || fine.at(v));
-                if let Some((lattice, threshold)) = &islets {
-                    let w = islet_weight(h, sea, u, v);
-                    if w > 0.0 {
-                        zone[y] = 1;
-                        let target = sea - ISLET_SKIRT + ISLET_LIFT * (lattice.at(y) - *threshold);
-                        if target > h {
-                            h += w * (target - h);
-                        }
-                    }
-                }
+                let (h, lifted) = reads.height(y);
                 column[y] = h;
+                zone[y] = u8::from(lifted);
             }
             on_column();
         });
@@ -584,6 +548,104 @@ pub fn topography(shape: &Shape, on_column: &(dyn Fn() + Sync)) -> Topography {
         islet_zone,
         islet_threshold: islets.map_or(f32::INFINITY, |(_, t)| t),
     }
+}
+
+/// What [`topography`] reads at every pixel centre of the map, each as [`Shape::height`] and
+/// the islet lift read it, bit for bit: the lattices through [`PixelReads`] tables (the blend
+/// along v shared by the columns), and each map row's v and sea level once.
+struct MapReads<'a> {
+    shape: &'a Shape,
+    vs: Vec<f32>,
+    seas: Vec<f32>,
+    smooth: Option<PixelReads>,
+    trench: Option<PixelReads>,
+    /// The islet field and its threshold.
+    islets: Option<(PixelReads, f32)>,
+}
+
+impl MapReads<'_> {
+    fn new<'a>(shape: &'a Shape, islets: Option<&(Lattice, f32)>) -> MapReads<'a> {
+        let n = shape.params.map_size;
+        let table = |lattice: &Lattice, how| lattice.pixel_reads((n, n), how);
+        MapReads {
+            shape,
+            vs: (0..n).map(|y| normalised(y, n)).collect(),
+            seas: (0..n).map(|y| shape.params.sea.at(y)).collect(),
+            smooth: (shape.smooth_field.as_ref()).map(|f| table(f, Interpolation::Bicubic)),
+            trench: (shape.trench.as_ref()).map(|t| table(t, Interpolation::Bilinear)),
+            islets: islets.map(|(l, t)| (table(l, Interpolation::Bilinear), *t)),
+        }
+    }
+
+    fn column(&self, x: usize) -> ColumnReads<'_> {
+        let u = normalised(x, self.shape.params.map_size);
+        ColumnReads {
+            map: self,
+            u,
+            fine: self.shape.base.fine_column(u),
+            smooth: self.smooth.as_ref().map(|r| r.column(x)),
+            trench: self.trench.as_ref().map(|r| r.column(x)),
+            islets: self.islets.as_ref().map(|(r, t)| (r.column(x), *t)),
+        }
+    }
+}
+
+/// One map column of a [`MapReads`].
+struct ColumnReads<'a> {
+    map: &'a MapReads<'a>,
+    u: f32,
+    fine: FineColumn<'a>,
+    smooth: Option<PixelColumn<'a>>,
+    trench: Option<PixelColumn<'a>>,
+    islets: Option<(PixelColumn<'a>, f32)>,
+}
+
+impl ColumnReads<'_> {
+    /// The raw height at map row `y`, and whether the islet lift could act there.
+    #[inline]
+    fn height(&self, y: usize) -> (f32, bool) {
+        let (shape, u) = (self.map.shape, self.u);
+        let (v, sea) = (self.map.vs[y], self.map.seas[y]);
+        let coarse = match &self.smooth {
+            Some(column) => sea + column.at(y),
+            None => shape.smooth_height(u, v, sea),
+        };
+        let wander = |t: &Lattice| self.trench.as_ref().map_or_else(|| t.at(u, v), |c| c.at(y));
+        let cap = || shape.trench_cap_with(u, v, sea, wander);
+        let mut h = height_over(coarse, sea, || self.fine.at(v), cap);
+        let Some((field, threshold)) = &self.islets else {
+            return (h, false);
+        };
+        let w = islet_weight(h, sea, u, v);
+        if w <= 0.0 {
+            return (h, false);
+        }
+        let target = sea - ISLET_SKIRT + ISLET_LIFT * (field.at(y) - threshold);
+        if target > h {
+            h += w * (target - h);
+        }
+        (h, true)
+    }
+}
+
+/// The mainland's raw height over `coarse`, the [`Shape::smooth_height`] at its pixel: the base
+/// noise's fine share from `fine` (read only off the deep seabed), clamped under `cap`, the
+/// [`Shape::trench_cap`] there (read last).
+#[inline]
+fn height_over(
+    coarse: f32,
+    sea: f32,
+    fine: impl FnOnce() -> f32,
+    cap: impl FnOnce() -> f32,
+) -> f32 {
+    let depth = sea - coarse;
+    let h = if depth >= DEEP_SEABED {
+        coarse
+    } else {
+        let fade = smoothstep(DEEP_SEABED, DEEP_SEABED - DEEP_FADE, depth);
+        coarse + fade * NOISE_AMP * fine()
+    };
+    h.min(cap())
 }
 
 /// The highest a pixel may stand at normalised (u, v): under sea inside the Trench band, rising
@@ -596,6 +658,10 @@ pub fn trench_cap(u: f32, v: f32, sea: f32) -> f32 {
 /// How strongly the islet lift acts on a pixel whose mainland height is `h`: 0 near the mainland
 /// (the moat) and near the edge, 1 in deep open ocean.
 fn islet_weight(h: f32, sea: f32, u: f32, v: f32) -> f32 {
+    // Land and the moat: the first factor's smoothstep is 0 there (and the product with it).
+    if h >= sea - MOAT_NEAR {
+        return 0.0;
+    }
     let edge = u.min(1.0 - u).min(v).min(1.0 - v);
     smoothstep(sea - MOAT_NEAR, sea - MOAT_FAR, h) * smoothstep(ISLET_EDGE, ISLET_EDGE + 0.03, edge)
 }
