@@ -552,24 +552,37 @@ fn footprint_mean(grid: &Array2<f32>, i: usize, j: usize, side: usize) -> f32 {
     let fine = grid.dim().0;
     let (xs, ys) = (footprint(i, side, fine), footprint(j, side, fine));
     let count = (xs.len() * ys.len()) as f32;
-    xs.flat_map(|x| ys.clone().map(move |y| grid[[x, y]]))
-        .sum::<f32>()
-        / count
+    // In logical order (x outer), summed one after another as before: the same bits.
+    grid.slice(ndarray::s![xs, ys]).iter().sum::<f32>() / count
 }
 
 /// Bilinear read of `grid` (`side` a side) at fractional sample position (fx, fy), clamped to
 /// the grid.
 fn bilinear(grid: &Array2<f32>, fx: f32, fy: f32) -> f32 {
     let side = grid.dim().0;
-    let top = (side - 1) as f32;
-    let (fx, fy) = (fx.clamp(0.0, top), fy.clamp(0.0, top));
-    let (x0, y0) = (fx as usize, fy as usize);
-    let (x1, y1) = ((x0 + 1).min(side - 1), (y0 + 1).min(side - 1));
-    let (tx, ty) = (fx - x0 as f32, fy - y0 as f32);
+    let (x0, x1, tx) = taps(fx, side);
+    blend(grid, (x0, x1, tx), taps(fy, side))
+}
+
+/// The two samples of a `side`-sample axis around fractional position `f` (clamped onto the
+/// axis) and the weight of the second.
+#[inline]
+fn taps(f: f32, side: usize) -> (usize, usize, f32) {
+    let f = f.clamp(0.0, (side - 1) as f32);
+    let i0 = f as usize;
+    (i0, (i0 + 1).min(side - 1), f - i0 as f32)
+}
+
+/// [`bilinear`] from its [`taps`] along x and y.
+#[inline]
+fn blend(grid: &Array2<f32>, (x0, x1, tx): Taps, (y0, y1, ty): Taps) -> f32 {
     let a = grid[[x0, y0]] * (1.0 - ty) + grid[[x0, y1]] * ty;
     let b = grid[[x1, y0]] * (1.0 - ty) + grid[[x1, y1]] * ty;
     a * (1.0 - tx) + b * tx
 }
+
+/// What [`taps`] gives.
+type Taps = (usize, usize, f32);
 
 /// Where pixel `i` of an `n`-pixel map sits on a `w`-cell grid (cell-centre coordinates).
 fn position(i: usize, n: usize, w: usize) -> f32 {
@@ -609,37 +622,98 @@ pub(crate) fn apply_carve(
     crater: &Crater,
     c: &Limits,
 ) {
-    let n = heights.dim().0;
-    let w = carve.dim().0;
-    let (carve_cap, deposit_cap) = (
-        c.carve_cap_m / METRES_PER_RAW,
-        c.deposit_cap_m / METRES_PER_RAW,
-    );
-    let margin = c.sea_margin_m / METRES_PER_RAW;
-    let core = c.crater_core * crater.radius_px;
+    let carving = Carving::new(heights.dim().0, carve, sea, crater, c);
     heights
         .outer_iter_mut()
         .into_par_iter()
         .enumerate()
-        .for_each(|(x, mut column)| {
-            for (y, h) in column.iter_mut().enumerate() {
-                let s = sea.at(y);
-                if *h < s || crater.distance(x, y) < core {
-                    continue;
-                }
-                let d = if n >= w {
-                    bilinear(carve, position(x, n, w), position(y, n, w))
-                } else {
-                    footprint_mean(carve, x, y, n)
-                };
-                let d = d.clamp(-deposit_cap, carve_cap);
-                *h = if d > 0.0 {
-                    (*h - d).max((s + margin).min(*h))
-                } else {
-                    *h - d
-                };
+        .for_each(|(x, column)| carving.column(x, column));
+}
+
+/// [`apply_carve`] and [`check_and_measure`] in one pass, each column checked against its own
+/// copy from before the carve (no copy of the map is made), without the channel systems (0).
+pub(crate) fn apply_and_check(
+    heights: &mut Array2<f32>,
+    carve: &Array2<f32>,
+    sea: &SeaLevel,
+    crater: &Crater,
+    c: &Limits,
+) -> Result<ErosionStats, ErosionError> {
+    let carving = Carving::new(heights.dim().0, carve, sea, crater, c);
+    let per_column: Vec<Result<ColumnFigures, ErosionError>> = heights
+        .outer_iter_mut()
+        .into_par_iter()
+        .enumerate()
+        .map_init(Vec::new, |before, (x, mut column)| {
+            before.clear();
+            before.extend(column.iter());
+            carving.column(x, column.view_mut());
+            let before = ndarray::ArrayView1::from(&before[..]);
+            check_column(x, before, column.view(), &carving.seas, crater, c)
+        })
+        .collect();
+    figures(per_column)
+}
+
+/// What [`apply_carve`] needs per pixel, each map row's share computed once.
+struct Carving<'a> {
+    carve: &'a Array2<f32>,
+    crater: &'a Crater,
+    n: usize,
+    /// Each map row's sea level.
+    seas: Vec<f32>,
+    /// Each map row's [`taps`] on the carve's grid.
+    rows: Vec<Taps>,
+    carve_cap: f32,
+    deposit_cap: f32,
+    margin: f32,
+    core: f32,
+}
+
+impl Carving<'_> {
+    fn new<'a>(
+        n: usize,
+        carve: &'a Array2<f32>,
+        sea: &SeaLevel,
+        crater: &'a Crater,
+        c: &Limits,
+    ) -> Carving<'a> {
+        let w = carve.dim().0;
+        Carving {
+            carve,
+            crater,
+            n,
+            seas: (0..n).map(|y| sea.at(y)).collect(),
+            rows: (0..n).map(|y| taps(position(y, n, w), w)).collect(),
+            carve_cap: c.carve_cap_m / METRES_PER_RAW,
+            deposit_cap: c.deposit_cap_m / METRES_PER_RAW,
+            margin: c.sea_margin_m / METRES_PER_RAW,
+            core: c.crater_core * crater.radius_px,
+        }
+    }
+
+    /// Carves map column `x`.
+    fn column(&self, x: usize, mut column: ndarray::ArrayViewMut1<f32>) {
+        let (n, w) = (self.n, self.carve.dim().0);
+        let across = taps(position(x, n, w), w);
+        for (y, h) in column.iter_mut().enumerate() {
+            let s = self.seas[y];
+            if *h < s || self.crater.distance(x, y) < self.core {
+                continue;
             }
-        });
+            let d = if n >= w {
+                blend(self.carve, across, self.rows[y])
+            } else {
+                footprint_mean(self.carve, x, y, n)
+            };
+            let d = d.clamp(-self.deposit_cap, self.carve_cap);
+            *h = if d > 0.0 {
+                (*h - d).max((s + self.margin).min(*h))
+            } else {
+                *h - d
+            };
+        }
+    }
 }
 
 /// Runs the droplets on the working grid `work` (`before` its state before the pass); returns
@@ -812,65 +886,91 @@ pub(crate) fn check_and_measure(
     c: &Limits,
 ) -> Result<ErosionStats, ErosionError> {
     let n = after.dim().0;
+    let seas: Vec<f32> = (0..n).map(|y| sea_level.at(y)).collect();
+    let per_column: Vec<Result<ColumnFigures, ErosionError>> = (0..n)
+        .into_par_iter()
+        .map(|x| check_column(x, before.row(x), after.row(x), &seas, crater, c))
+        .collect();
+    let mut stats = figures(per_column)?;
+    let threshold = CHANNEL_DEPTH_M / METRES_PER_RAW;
+    stats.channel_systems = super::mainland::component_sizes((n, n), |x, y| {
+        before[[x, y]] - after[[x, y]] >= threshold
+    })
+    .into_iter()
+    .filter(|&s| s >= channel_system_px(n))
+    .count();
+    Ok(stats)
+}
+
+/// Every guarantee on map column `x`, `before` and `after` the carve (`seas`: each row's sea
+/// level), and its figures.
+fn check_column(
+    x: usize,
+    before: ndarray::ArrayView1<f32>,
+    after: ndarray::ArrayView1<f32>,
+    seas: &[f32],
+    crater: &Crater,
+    c: &Limits,
+) -> Result<ColumnFigures, ErosionError> {
     let tolerance = 1e-3; // metres of f32 rounding on heights of a few hundred metres
     let core = c.crater_core * crater.radius_px;
     let margin_raw = c.sea_margin_m / METRES_PER_RAW;
-    let per_column: Vec<Result<ColumnFigures, ErosionError>> = (0..n)
-        .into_par_iter()
-        .map(|x| {
-            let mut past = [0usize; 3];
-            let (mut max_carve, mut max_deposit) = (0.0f32, 0.0f32);
-            let mut land = 0;
-            for y in 0..n {
-                let (b, a) = (before[[x, y]], after[[x, y]]);
-                let sea = sea_level.at(y);
-                land += usize::from(b >= sea);
-                if a == b {
-                    continue;
-                }
-                let metres = (b - a) * METRES_PER_RAW;
-                if metres > c.carve_cap_m + tolerance || -metres > c.deposit_cap_m + tolerance {
-                    return Err(ErosionError::Cap {
-                        x,
-                        y,
-                        metres,
-                        carve_cap: c.carve_cap_m,
-                        deposit_cap: c.deposit_cap_m,
-                    });
-                }
-                if b < sea {
-                    return Err(ErosionError::Sea {
-                        x,
-                        y,
-                        what: "a cell under sea changed",
-                    });
-                }
-                if a < b && a < sea + margin_raw - tolerance / METRES_PER_RAW {
-                    return Err(ErosionError::Sea {
-                        x,
-                        y,
-                        what: "carved below sea + margin",
-                    });
-                }
-                if a < sea {
-                    return Err(ErosionError::Sea {
-                        x,
-                        y,
-                        what: "a land cell went under sea",
-                    });
-                }
-                if crater.distance(x, y) < core {
-                    return Err(ErosionError::Crater { x, y });
-                }
-                for (k, limit) in [0.5f32, 5.0, 10.0].into_iter().enumerate() {
-                    past[k] += usize::from(metres > limit);
-                }
-                max_carve = max_carve.max(metres);
-                max_deposit = max_deposit.max(-metres);
-            }
-            Ok((land, past, max_carve, max_deposit))
-        })
-        .collect();
+    let mut past = [0usize; 3];
+    let (mut max_carve, mut max_deposit) = (0.0f32, 0.0f32);
+    let mut land = 0;
+    for (y, (&b, &a)) in before.iter().zip(after.iter()).enumerate() {
+        let sea = seas[y];
+        land += usize::from(b >= sea);
+        if a == b {
+            continue;
+        }
+        let metres = (b - a) * METRES_PER_RAW;
+        if metres > c.carve_cap_m + tolerance || -metres > c.deposit_cap_m + tolerance {
+            return Err(ErosionError::Cap {
+                x,
+                y,
+                metres,
+                carve_cap: c.carve_cap_m,
+                deposit_cap: c.deposit_cap_m,
+            });
+        }
+        if b < sea {
+            return Err(ErosionError::Sea {
+                x,
+                y,
+                what: "a cell under sea changed",
+            });
+        }
+        if a < b && a < sea + margin_raw - tolerance / METRES_PER_RAW {
+            return Err(ErosionError::Sea {
+                x,
+                y,
+                what: "carved below sea + margin",
+            });
+        }
+        if a < sea {
+            return Err(ErosionError::Sea {
+                x,
+                y,
+                what: "a land cell went under sea",
+            });
+        }
+        if crater.distance(x, y) < core {
+            return Err(ErosionError::Crater { x, y });
+        }
+        for (k, limit) in [0.5f32, 5.0, 10.0].into_iter().enumerate() {
+            past[k] += usize::from(metres > limit);
+        }
+        max_carve = max_carve.max(metres);
+        max_deposit = max_deposit.max(-metres);
+    }
+    Ok((land, past, max_carve, max_deposit))
+}
+
+/// The map's figures from its columns' (the first broken guarantee, in column order, if any).
+fn figures(
+    per_column: Vec<Result<ColumnFigures, ErosionError>>,
+) -> Result<ErosionStats, ErosionError> {
     let mut stats = ErosionStats::default();
     for r in per_column {
         let (land, past, carve, deposit) = r?;
@@ -881,13 +981,6 @@ pub(crate) fn check_and_measure(
         stats.max_carve_m = stats.max_carve_m.max(carve);
         stats.max_deposit_m = stats.max_deposit_m.max(deposit);
     }
-    let threshold = CHANNEL_DEPTH_M / METRES_PER_RAW;
-    stats.channel_systems = super::mainland::component_sizes((n, n), |x, y| {
-        before[[x, y]] - after[[x, y]] >= threshold
-    })
-    .into_iter()
-    .filter(|&s| s >= channel_system_px(n))
-    .count();
     Ok(stats)
 }
 

@@ -187,9 +187,7 @@ pub fn relief(
         .zip(carve_raw.iter())
         .map(|(&h, &c)| h - c)
         .collect();
-    let before = heights.clone();
-    erosion::apply_carve(heights, &carve_raw, sea, crater, &p.limits());
-    let map = erosion::check_and_measure(heights, &before, sea, crater, &p.limits())?;
+    let map = erosion::apply_and_check(heights, &carve_raw, sea, crater, &p.limits())?;
     stats.land_px = map.land_px;
     stats.map_max_carve_m = map.max_carve_m;
     Ok(Landscape {
