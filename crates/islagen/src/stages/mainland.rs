@@ -11,7 +11,7 @@
 use ndarray::Array2;
 use rayon::prelude::*;
 
-use crate::grid::flood::fill;
+use crate::grid::flood::{closed_where, fill, CLOSED};
 
 use super::sea::SeaLevel;
 
@@ -65,23 +65,24 @@ pub fn mainland_fill(
                 a
             }
         });
-    let mut mask = Array2::<u8>::zeros((w, h));
+    // Under sea is closed to the fill; afterwards 0 marks land off the mainland.
+    let mut mask = closed_where((w, h), |x, y| sea.is_below(heights[[x, y]], y));
     let area = match best {
-        Some((_, x, y)) => fill(&mut mask, [(x, y)], 1, |x, y| {
-            !sea.is_below(heights[[x, y]], y)
-        }),
+        Some((_, x, y)) => fill(&mut mask, [(x, y)], 1, |_, _| true),
         None => 0,
     };
     let sunk = heights
         .outer_iter_mut()
         .into_par_iter()
-        .zip(mask.outer_iter())
+        .zip(mask.outer_iter_mut())
         .zip(islet_zone.outer_iter())
-        .map(|((mut column, mask), zone)| {
+        .map(|((mut column, mut mask), zone)| {
             let mut sunk = 0;
             for y in 0..h {
                 let z = &mut column[y];
-                if mask[y] == 0 && zone[y] == 0 && !sea.is_below(*z, y) {
+                if mask[y] == CLOSED {
+                    mask[y] = 0;
+                } else if mask[y] == 0 && zone[y] == 0 {
                     *z = sink(*z, sea.at(y));
                     sunk += 1;
                 }
