@@ -28,7 +28,7 @@ use super::crater::Crater;
 use super::curve::{ISLAND_WIDTH, SEA_REF};
 use super::sea::{SeaLevel, Water};
 use crate::blueprint::Biome;
-use crate::grid::noise::{normalised, Fbm, Lattice};
+use crate::grid::noise::{normalised, Fbm, Interpolation, Lattice};
 
 /// Land within this raw height above sea is Beach.
 pub const BEACH_BAND: f32 = 0.012;
@@ -86,6 +86,20 @@ impl Zoning {
 
     /// The biome of a land pixel `a` raw above sea at normalised (u, v).
     pub fn land(&self, a: f32, u: f32, v: f32, in_crater: bool) -> Biome {
+        self.land_with(a, u, v, in_crater, || self.moisture.at(u, v))
+    }
+
+    /// [`Zoning::land`] with the moisture field's read at (u, v) from `moisture` (read only in
+    /// the lowland).
+    #[inline]
+    fn land_with(
+        &self,
+        a: f32,
+        u: f32,
+        v: f32,
+        in_crater: bool,
+        moisture: impl FnOnce() -> f32,
+    ) -> Biome {
         if in_crater {
             return Biome::Crater;
         }
@@ -108,14 +122,7 @@ impl Zoning {
         if a >= k[1] {
             return Biome::Foothills;
         }
-        let m = self.frayed(
-            self.moisture.at(u, v),
-            FOREST_MOISTURE,
-            EDGE_MOISTURE,
-            0,
-            u,
-            v,
-        );
+        let m = self.frayed(moisture(), FOREST_MOISTURE, EDGE_MOISTURE, 0, u, v);
         if m > FOREST_MOISTURE {
             Biome::Forest
         } else {
@@ -153,20 +160,24 @@ pub struct BiomeInputs<'a> {
 pub fn biomes(inp: &BiomeInputs, on_column: &(dyn Fn() + Sync)) -> Array2<Biome> {
     let (w, h) = inp.heights.dim();
     let mut out = Array2::from_elem((w, h), Biome::Ocean);
+    // The moisture field as its point reads, and each row's v and sea level, once.
+    let moisture = (inp.zoning.moisture).pixel_reads((w, h), Interpolation::Bilinear);
+    let vs: Vec<f32> = (0..h).map(|y| normalised(y, h)).collect();
+    let seas: Vec<f32> = (0..h).map(|y| inp.sea.at(y)).collect();
     out.outer_iter_mut()
         .into_par_iter()
         .enumerate()
         .for_each(|(x, mut column)| {
             let u = normalised(x, w);
+            let moisture = moisture.column(x);
             for y in 0..h {
                 column[y] = match inp.water[[x, y]] {
                     Water::Ocean => Biome::Ocean,
                     Water::Lake => Biome::Lake,
                     Water::Dry => {
-                        let a = inp.heights[[x, y]] - inp.sea.at(y);
-                        let v = normalised(y, h);
+                        let a = inp.heights[[x, y]] - seas[y];
                         let in_crater = inp.crater.within(x, y, 1.0);
-                        inp.zoning.land(a, u, v, in_crater)
+                        (inp.zoning).land_with(a, u, vs[y], in_crater, || moisture.at(y))
                     }
                 };
             }
