@@ -19,6 +19,7 @@
 //! original clean bowl.
 
 use ndarray::Array2;
+use rayon::prelude::*;
 
 use super::sea::SeaLevel;
 use crate::grid::noise::smoothstep;
@@ -219,19 +220,30 @@ pub fn carve(heights: &mut Array2<f32>, crater: &Crater, sea: &SeaLevel) -> usiz
     let x1 = ((crater.center[0] + r).ceil() as usize).min(w.saturating_sub(1));
     let y0 = (crater.center[1] - r).floor().max(0.0) as usize;
     let y1 = ((crater.center[1] + r).ceil() as usize).min(h.saturating_sub(1));
-    let mut changed = 0;
-    for x in x0..=x1 {
-        for y in y0..=y1 {
-            let t = crater.relative_distance(x, y) / CARVE_FACTOR;
-            if t < 1.0 {
-                let bowl = sea.at(y) - BOWL_LIP - BOWL_DEPTH * (1.0 - t * t);
-                let z = &mut heights[[x, y]];
-                if *z > bowl {
-                    *z = bowl;
-                    changed += 1;
+    if x0 > x1 || y0 > y1 {
+        return 0;
+    }
+    // The box's columns side by side (each pixel's bowl is its own).
+    heights
+        .slice_mut(ndarray::s![x0..=x1, y0..=y1])
+        .outer_iter_mut()
+        .into_par_iter()
+        .enumerate()
+        .map(|(i, mut column)| {
+            let x = x0 + i;
+            let mut changed = 0;
+            for (j, z) in column.iter_mut().enumerate() {
+                let y = y0 + j;
+                let t = crater.relative_distance(x, y) / CARVE_FACTOR;
+                if t < 1.0 {
+                    let bowl = sea.at(y) - BOWL_LIP - BOWL_DEPTH * (1.0 - t * t);
+                    if *z > bowl {
+                        *z = bowl;
+                        changed += 1;
+                    }
                 }
             }
-        }
-    }
-    changed
+            changed
+        })
+        .sum()
 }
