@@ -526,11 +526,10 @@ pub fn erode(
     let carve = before_work - &work;
     drop(work);
     let before = heights.clone();
-    apply_carve(heights, &carve, sea, crater, &c.limits());
-    let map = check_and_measure(heights, &before, sea, crater, &c.limits())?;
+    let map = apply_and_check(heights, &carve, sea, crater, &c.limits())?;
     stats.land_px = map.land_px;
     stats.carved_past = map.carved_past;
-    stats.channel_systems = map.channel_systems;
+    stats.channel_systems = channel_systems(&before, heights);
     stats.max_carve_m = map.max_carve_m;
     stats.max_deposit_m = map.max_deposit_m;
     Ok(stats)
@@ -614,24 +613,9 @@ pub(crate) fn to_working(heights: &Array2<f32>, w: usize) -> Array2<f32> {
 
 /// Brings the working grid's carve (raw, positive carved) back to every map pixel —
 /// interpolated on a finer map, averaged over the pixel's footprint on a coarser one — within
-/// the caps, the sea clamp and the crater core at the pixel itself.
-pub(crate) fn apply_carve(
-    heights: &mut Array2<f32>,
-    carve: &Array2<f32>,
-    sea: &SeaLevel,
-    crater: &Crater,
-    c: &Limits,
-) {
-    let carving = Carving::new(heights.dim().0, carve, sea, crater, c);
-    heights
-        .outer_iter_mut()
-        .into_par_iter()
-        .enumerate()
-        .for_each(|(x, column)| carving.column(x, column));
-}
-
-/// [`apply_carve`] and [`check_and_measure`] in one pass, each column checked against its own
-/// copy from before the carve (no copy of the map is made), without the channel systems (0).
+/// the caps, the sea clamp and the crater core at the pixel itself; then the exit check of
+/// every guarantee, and the drainage figures (but the channel systems, 0: [`channel_systems`]).
+/// Each column is checked against its own copy from before the carve: no copy of the map.
 pub(crate) fn apply_and_check(
     heights: &mut Array2<f32>,
     carve: &Array2<f32>,
@@ -655,7 +639,7 @@ pub(crate) fn apply_and_check(
     figures(per_column)
 }
 
-/// What [`apply_carve`] needs per pixel, each map row's share computed once.
+/// What [`apply_and_check`]'s carve needs per pixel, each map row's share computed once.
 struct Carving<'a> {
     carve: &'a Array2<f32>,
     crater: &'a Crater,
@@ -877,29 +861,15 @@ fn tiled(
 /// One column's land pixels, pixels past 0.5 / 5 / 10 m, deepest carve and highest build-up.
 type ColumnFigures = (usize, [usize; 3], f32, f32);
 
-/// The exit check of every guarantee on the map's pixels, and the drainage figures.
-pub(crate) fn check_and_measure(
-    after: &Array2<f32>,
-    before: &Array2<f32>,
-    sea_level: &SeaLevel,
-    crater: &Crater,
-    c: &Limits,
-) -> Result<ErosionStats, ErosionError> {
+/// Connected (4-neighbour) sets of pixels carved ≥ [`CHANNEL_DEPTH_M`] from `before` to `after`
+/// that cover ≥ [`CHANNEL_SYSTEM_M2`].
+fn channel_systems(before: &Array2<f32>, after: &Array2<f32>) -> usize {
     let n = after.dim().0;
-    let seas: Vec<f32> = (0..n).map(|y| sea_level.at(y)).collect();
-    let per_column: Vec<Result<ColumnFigures, ErosionError>> = (0..n)
-        .into_par_iter()
-        .map(|x| check_column(x, before.row(x), after.row(x), &seas, crater, c))
-        .collect();
-    let mut stats = figures(per_column)?;
     let threshold = CHANNEL_DEPTH_M / METRES_PER_RAW;
-    stats.channel_systems = super::mainland::component_sizes((n, n), |x, y| {
-        before[[x, y]] - after[[x, y]] >= threshold
-    })
-    .into_iter()
-    .filter(|&s| s >= channel_system_px(n))
-    .count();
-    Ok(stats)
+    super::mainland::component_sizes((n, n), |x, y| before[[x, y]] - after[[x, y]] >= threshold)
+        .into_iter()
+        .filter(|&s| s >= channel_system_px(n))
+        .count()
 }
 
 /// Every guarantee on map column `x`, `before` and `after` the carve (`seas`: each row's sea
