@@ -163,7 +163,7 @@ pub fn biomes(inp: &BiomeInputs, on_column: &(dyn Fn() + Sync)) -> Array2<Biome>
     // The moisture field as its point reads, and each row's v and sea level, once.
     let moisture = (inp.zoning.moisture).pixel_reads((w, h), Interpolation::Bilinear);
     let vs: Vec<f32> = (0..h).map(|y| normalised(y, h)).collect();
-    let seas: Vec<f32> = (0..h).map(|y| inp.sea.at(y)).collect();
+    let seas = inp.sea.rows(h);
     out.outer_iter_mut()
         .into_par_iter()
         .enumerate()

@@ -667,7 +667,7 @@ impl Carving<'_> {
             carve,
             crater,
             n,
-            seas: (0..n).map(|y| sea.at(y)).collect(),
+            seas: sea.rows(n),
             rows: (0..n).map(|y| taps(position(y, n, w), w)).collect(),
             carve_cap: c.carve_cap_m / METRES_PER_RAW,
             deposit_cap: c.deposit_cap_m / METRES_PER_RAW,

@@ -62,6 +62,11 @@ impl SeaLevel {
         }
     }
 
+    /// The sea level of rows 0..`n`, for a loop over a map's pixels to read once a row.
+    pub fn rows(&self, n: usize) -> Vec<f32> {
+        (0..n).map(|y| self.at(y)).collect()
+    }
+
     /// True when a pixel of height `h` at row `y` is under water.
     pub fn is_below(&self, h: f32, y: usize) -> bool {
         h < self.at(y)

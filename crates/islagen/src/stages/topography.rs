@@ -422,12 +422,7 @@ impl Shape {
     /// The mainland's raw height at normalised (u, v): noise + spine − falloff, Trench-clamped.
     /// The base noise's fine octaves are skipped on the deep seabed, where they fade to nothing.
     pub fn height(&self, u: f32, v: f32, sea: f32) -> f32 {
-        self.height_with(u, v, sea, || self.base.fine_at(u, v))
-    }
-
-    /// [`Shape::height`] with the base noise's fine share from `fine` (read only where needed).
-    #[inline]
-    fn height_with(&self, u: f32, v: f32, sea: f32, fine: impl FnOnce() -> f32) -> f32 {
+        let fine = || self.base.fine_at(u, v);
         let cap = || self.trench_cap(u, v, sea);
         height_over(self.smooth_height(u, v, sea), sea, fine, cap)
     }
@@ -570,7 +565,7 @@ impl MapReads<'_> {
         MapReads {
             shape,
             vs: (0..n).map(|y| normalised(y, n)).collect(),
-            seas: (0..n).map(|y| shape.params.sea.at(y)).collect(),
+            seas: shape.params.sea.rows(n),
             smooth: (shape.smooth_field.as_ref()).map(|f| table(f, Interpolation::Bicubic)),
             trench: (shape.trench.as_ref()).map(|t| table(t, Interpolation::Bilinear)),
             islets: islets.map(|(l, t)| (table(l, Interpolation::Bilinear), *t)),

@@ -81,7 +81,7 @@ impl<'h> CostGrid<'h> {
             heights: heights
                 .as_slice()
                 .expect("a map's heights are in standard layout"),
-            sea_rows: (0..n).map(|y| sea.at(y)).collect(),
+            sea_rows: sea.rows(n),
             solid: Bits::from_words(words),
             bridged: None,
         }
