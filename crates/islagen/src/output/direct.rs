@@ -3,9 +3,10 @@
 //! does not.
 //!
 //! Why: the blueprints are over a gigabyte at 8192, and copying them into the page cache costs
-//! more CPU than making them on some machines (on this project's 2-core VM, a gigabyte's first
-//! buffered write takes 2.4 s of kernel time and a direct one 0.1 s; BENCHMARKS.md, "Blueprints
-//! past the page cache"). The bytes are the same either way.
+//! seconds of CPU on some machines (on this project's 2-core VM, a gigabyte's first buffered
+//! write takes 2.4 s of kernel time and a direct one 0.1 s; BENCHMARKS.md, "8192 again: the same
+//! heights for less work, and blueprints past the page cache"). The bytes are the same either
+//! way.
 //!
 //! Guarantees: every byte given to [`DirectWriter::write`] reaches the file in order; a direct
 //! write is only ever of whole [`BLOCK`]s from an aligned buffer at an aligned offset, and the
