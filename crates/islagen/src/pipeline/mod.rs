@@ -32,7 +32,7 @@ pub use export::{
 
 use crate::blueprint::{Blueprint, Params, RiverNetwork, Roads, Town};
 use crate::config::{Config, ErosionModel, TerrainCurve, TerrainDetail};
-use crate::progress::Progress;
+use crate::progress::{Progress, Stage};
 use crate::stages::basins::{basins, BasinStats, Outlets};
 use crate::stages::biomes::{biomes, BiomeInputs, Zoning};
 use crate::stages::crater::{self, Crater};
@@ -239,91 +239,82 @@ pub fn generate_land(
     progress: &Progress,
 ) -> Result<Land, GenerateError> {
     let sea = params::sea(config);
-    let mut island = shape_island(config, seed, &sea, progress);
+    let Eroded {
+        mut island,
+        water,
+        mut relief,
+        erosion,
+        landscape,
+    } = shape_and_erode(config, seed, &sea, progress)?;
     progress.check()?;
-    let water = timed(progress, "water", || classify_water(&island.raw, &sea));
-    let mut relief = elevate(config, seed, &island, &sea, progress);
-    progress.check()?;
-    let (erosion, landscape) = match config.erosion.model {
-        ErosionModel::Droplets => (
-            Some(erode_relief(
-                config,
-                seed,
-                &mut relief.heights,
-                &sea,
-                &island.crater,
-                progress,
-            )?),
-            None,
-        ),
-        ErosionModel::Fluvial => (
-            None,
-            Some(carve_valleys(
-                config,
-                seed,
-                &mut relief.heights,
-                &sea,
-                &island.crater,
-                progress,
-            )?),
-        ),
-        ErosionModel::Off => (None, None),
-    };
-    progress.check()?;
-    let rivers = params::rivers(config).map(|p| {
-        let stage = progress.stage("rivers", 0);
-        let r = flow_rivers(
-            config,
-            &p,
-            &island,
-            landscape.as_ref(),
-            &mut relief,
-            &sea,
-            &water,
-        );
-        stage.finish();
-        (p, r)
-    });
-    let mut biome_map = {
-        let stage = progress.stage("biomes", config.map_size.into());
-        let inputs = BiomeInputs {
-            zoning: &relief.zoning,
-            heights: &island.raw,
-            water: &water,
-            sea: &sea,
-            crater: &island.crater,
-        };
-        let map = biomes(&inputs, &|| stage.tick());
-        stage.finish();
-        map
-    };
+    // The biomes read the classify heights, never the exported ones the rivers carve: the two
+    // run side by side (the rivers' network and carve are mostly one thread).
+    let (rivers, mut biome_map) = rayon::join(
+        || {
+            params::rivers(config).map(|p| {
+                let stage = progress.stage("rivers", 0);
+                let r = flow_rivers(
+                    config,
+                    &p,
+                    &island,
+                    landscape.as_ref(),
+                    &mut relief.heights,
+                    &sea,
+                    &water,
+                );
+                stage.finish();
+                (p, r)
+            })
+        },
+        || {
+            let stage = progress.stage("biomes", config.map_size.into());
+            let inputs = BiomeInputs {
+                zoning: &relief.zoning,
+                heights: &island.raw,
+                water: &water,
+                sea: &sea,
+                crater: &island.crater,
+            };
+            let map = biomes(&inputs, &|| stage.tick());
+            stage.finish();
+            map
+        },
+    );
     // The classify heights' last reader was the biomes: 4 bytes a pixel returned now.
     island.raw = Array2::zeros((0, 0));
     progress.check()?;
+    // The basins are diagnostics of the final heights; the water bodies, towns and statistics
+    // (mostly one thread) never read them, so they run beside.
     let mut reach_ids = Vec::new();
-    let bodies = timed(progress, "water bodies", || {
-        let reaches = match &rivers {
-            Some((_, r)) => Reaches {
-                pixels: &r.map.pixels,
-                levels: &r.levels,
-            },
-            None => Reaches::default(),
-        };
-        water_bodies(&water, &sea, reaches, &mut reach_ids)
-    })?;
+    let (basins, placed) = rayon::join(
+        || timed(progress, "basins", || depressions(&relief.heights, &water)),
+        || -> Result<_, WaterBodyError> {
+            let bodies = timed(progress, "water bodies", || {
+                let reaches = match &rivers {
+                    Some((_, r)) => Reaches {
+                        pixels: &r.map.pixels,
+                        levels: &r.levels,
+                    },
+                    None => Reaches::default(),
+                };
+                water_bodies(&water, &sea, reaches, &mut reach_ids)
+            })?;
+            let towns = timed(progress, "towns", || {
+                place_towns(config, seed, &island, &relief, &sea, &bodies)
+            });
+            let stats = timed(progress, "statistics", || {
+                world_stats(seed, &island, &water, &bodies)
+            });
+            Ok((bodies, towns, stats))
+        },
+    );
+    let (bodies, (town_list, town_stats), stats) = placed?;
     if let Some((_, r)) = &rivers {
         let n = config.map_size as usize;
         for &(i, _) in &r.map.pixels {
             biome_map[[i as usize / n, i as usize % n]] = crate::blueprint::Biome::Lake;
         }
     }
-    let basins = timed(progress, "basins", || depressions(&relief.heights, &water));
-    let (town_list, town_stats) = timed(progress, "towns", || {
-        place_towns(config, seed, &island, &relief, &sea, &bodies)
-    });
-    let stats = timed(progress, "statistics", || {
-        world_stats(seed, &island, &water, &bodies)
-    });
     // The mainland mask's last readers were the towns and the statistics.
     island.mainland.mask = Array2::zeros((0, 0));
     progress.check()?;
@@ -399,6 +390,28 @@ struct Island {
 }
 
 fn shape_island(config: &Config, seed: i32, sea: &SeaLevel, progress: &Progress) -> Island {
+    let outline = outline_island(config, seed, sea, progress);
+    finish_island(outline, sea)
+}
+
+/// The island up to its crater's placement: the topography, filled once, and where the crater
+/// goes (its "crater" stage still running: the carve is [`finish_island`]'s).
+struct Outline<'a> {
+    shape: Shape,
+    raw: Array2<f32>,
+    islet_zone: Array2<u8>,
+    islet_threshold: f32,
+    sunk_px: usize,
+    crater: Crater,
+    stage: Stage<'a>,
+}
+
+fn outline_island<'a>(
+    config: &Config,
+    seed: i32,
+    sea: &SeaLevel,
+    progress: &'a Progress,
+) -> Outline<'a> {
     let stage = progress.stage("topography", config.map_size.into());
     let shape = Shape::new(&params::topography(config, seed, *sea));
     let topo = topography(&shape, &|| stage.tick());
@@ -414,18 +427,111 @@ fn shape_island(config: &Config, seed: i32, sea: &SeaLevel, progress: &Progress)
         params::crater_radius_px(config),
         params::crater_wobble(config, seed),
     );
-    drop(first.mask);
+    Outline {
+        shape,
+        raw,
+        islet_zone: topo.islet_zone,
+        islet_threshold: topo.islet_threshold,
+        sunk_px: first.sunk,
+        crater,
+        stage,
+    }
+}
+
+/// Carves the crater and fills the mainland again, ending the "crater" stage.
+fn finish_island(outline: Outline<'_>, sea: &SeaLevel) -> Island {
+    let Outline {
+        shape,
+        mut raw,
+        islet_zone,
+        islet_threshold,
+        sunk_px,
+        crater,
+        stage,
+    } = outline;
     crater::carve(&mut raw, &crater, sea);
-    let second = mainland_fill(&mut raw, &topo.islet_zone, sea);
+    let second = mainland_fill(&mut raw, &islet_zone, sea);
     stage.finish();
     Island {
         shape,
         raw,
-        islet_threshold: topo.islet_threshold,
-        sunk_px: first.sunk + second.sunk,
+        islet_threshold,
+        sunk_px: sunk_px + second.sunk,
         mainland: second,
         crater,
     }
+}
+
+/// The island, its water and its exported heights, eroded.
+struct Eroded {
+    island: Island,
+    water: Array2<Water>,
+    relief: Relief,
+    erosion: Option<ErosionStats>,
+    landscape: Option<Landscape>,
+}
+
+/// Shapes the island, classifies its water, elevates and erodes it. The fluvial relief's design
+/// and its solve read nothing of the map but the crater's place, so on a map of another size
+/// than the landscape grid they run beside the map's stages: the design beside the topography,
+/// the solve (mostly one thread: the flow order, the accumulation and the implicit solve) beside
+/// the crater's carve, the water and the elevation. Only the carve waits for the elevation.
+fn shape_and_erode(
+    config: &Config,
+    seed: i32,
+    sea: &SeaLevel,
+    progress: &Progress,
+) -> Result<Eroded, GenerateError> {
+    let model = config.erosion.model;
+    let beside = model == ErosionModel::Fluvial && config.map_size as usize != fluvial::GRID;
+    let (outline, design) = rayon::join(
+        || outline_island(config, seed, sea, progress),
+        || beside.then(|| grid_design(config, seed)),
+    );
+    let crater = outline.crater;
+    let p = params::fluvial(&config.erosion);
+    let ((island, water, mut relief), solved) = rayon::join(
+        || {
+            let island = finish_island(outline, sea);
+            let water = timed(progress, "water", || classify_water(&island.raw, sea));
+            let relief = elevate(config, seed, &island, sea, progress);
+            (island, water, relief)
+        },
+        || {
+            design.map(|raw| {
+                let stage = progress.stage("fluvial relief", p.steps.into());
+                let n = config.map_size as usize;
+                let solved = fluvial::solve(&raw, n, sea, &crater, &p, &|| stage.tick());
+                (stage, solved)
+            })
+        },
+    );
+    progress.check()?;
+    let heights = &mut relief.heights;
+    let (erosion, landscape) = match (model, solved) {
+        (ErosionModel::Droplets, _) => (
+            Some(erode_relief(config, seed, heights, sea, &crater, progress)?),
+            None,
+        ),
+        (ErosionModel::Fluvial, Some((stage, solved))) => {
+            let landscape = fluvial::carve(heights, solved, sea, &crater, &p)?;
+            stage.finish();
+            log_valleys(&landscape.stats);
+            (None, Some(landscape))
+        }
+        (ErosionModel::Fluvial, None) => (
+            None,
+            Some(carve_valleys(config, heights, sea, &crater, progress)?),
+        ),
+        (ErosionModel::Off, _) => (None, None),
+    };
+    Ok(Eroded {
+        island,
+        water,
+        relief,
+        erosion,
+        landscape,
+    })
 }
 
 /// The exported heights and the fields that made them.
@@ -497,9 +603,9 @@ fn erode_relief(
     Ok(stats)
 }
 
+/// The fluvial relief on a map the size of the landscape grid: the map is its own design.
 fn carve_valleys(
     config: &Config,
-    seed: i32,
     heights: &mut Array2<f32>,
     sea: &SeaLevel,
     crater: &Crater,
@@ -507,24 +613,27 @@ fn carve_valleys(
 ) -> Result<Landscape, ErosionError> {
     let p = params::fluvial(&config.erosion);
     let stage = progress.stage("fluvial relief", p.steps.into());
-    // The landscape grid's design is the same island made at the grid's own size, whatever the
-    // map's: so every MapSize carves the same valleys and a preview tells the truth about the
-    // full-size world (a map resampled onto the grid differs with its resolution: its fine
-    // detail, or the lack of it, moves the drainage).
-    let g = fluvial::GRID;
-    let grid = (config.map_size as usize != g).then(|| {
-        let mut fine = config.clone();
-        fine.map_size = g as u32;
-        designed_heights(&fine, seed)
-    });
-    let landscape = fluvial::relief(heights, grid, sea, crater, &p, &|| stage.tick())?;
+    let landscape = fluvial::relief(heights, None, sea, crater, &p, &|| stage.tick())?;
     stage.finish();
-    let s = &landscape.stats;
+    log_valleys(&landscape.stats);
+    Ok(landscape)
+}
+
+/// The landscape grid's design: the same island made at the grid's own size, whatever the
+/// map's, so every MapSize carves the same valleys and a preview tells the truth about the
+/// full-size world (a map resampled onto the grid differs with its resolution: its fine detail,
+/// or the lack of it, moves the drainage).
+fn grid_design(config: &Config, seed: i32) -> Array2<f32> {
+    let mut on_grid = config.clone();
+    on_grid.map_size = fluvial::GRID as u32;
+    designed_heights(&on_grid, seed)
+}
+
+fn log_valleys(s: &FluvialStats) {
     tracing::info!(
         "fluvial relief: {} steps; {} of {} land cells lowered past 1 m, {} past 10 m, {} past 50 m; deepest {:.1} m, mean {:.2} m",
         s.steps, s.carved_past[0], s.land_cells, s.carved_past[1], s.carved_past[2], s.max_carve_m, s.mean_carve_m
     );
-    Ok(landscape)
 }
 
 /// The depressions of the exported heights, drained to the ocean (diagnostics only).
@@ -709,7 +818,7 @@ fn flow_rivers(
     p: &RiverParams,
     island: &Island,
     landscape: Option<&Landscape>,
-    relief: &mut Relief,
+    heights: &mut Array2<f32>,
     sea: &SeaLevel,
     water: &Array2<Water>,
 ) -> FlowedRivers {
@@ -719,7 +828,7 @@ fn flow_rivers(
         Some(l) => with_landscape_terrain(l, sea, water, |t| rivers::network(t, p)),
         None => with_river_terrain(island, sea, water, |t| rivers::network(t, p)),
     };
-    let map = rivers::carve(&network, p, &mut relief.heights, water, sea, &island.crater);
+    let map = rivers::carve(&network, p, heights, water, sea, &island.crater);
     let levels = map.reaches.iter().map(|r| r.level).collect();
     let mouths: Vec<&rivers::Course> = network
         .courses

@@ -154,7 +154,8 @@ struct Frame {
 /// Carves valleys into `heights` (the elevation map, raw units) in place. `grid` is the design
 /// on the landscape grid when the caller has it (the pipeline makes the same elevation at the
 /// grid's own size, so every MapSize carves the same valleys); without it the map is resampled
-/// onto the grid.
+/// onto the grid. [`solve`] then [`carve`]: a caller with the design before the map's heights
+/// runs the two apart.
 pub fn relief(
     heights: &mut Array2<f32>,
     grid: Option<Array2<f32>>,
@@ -164,36 +165,72 @@ pub fn relief(
     on_step: &(dyn Fn() + Sync),
 ) -> Result<Landscape, ErosionError> {
     let n = erosion::square_side(heights)?;
-    let g = GRID;
-    let grid_crater = crater.on(n, g);
     let raw = match grid {
-        Some(raw) if raw.dim() == (g, g) => raw,
-        _ => erosion::to_working(heights, g),
+        Some(raw) if raw.dim() == (GRID, GRID) => raw,
+        _ => erosion::to_working(heights, GRID),
     };
-    let design = above_sea(&raw, sea);
+    let solved = solve(&raw, n, sea, crater, p, on_step);
+    carve(heights, solved, sea, crater, p)
+}
+
+/// The landscape evolved on the grid, and the depth each cell lost: [`solve`]'s answer, before
+/// the map is carved.
+pub struct Solved {
+    /// The depth each grid cell lost, raw units, weighted by the crater ramp and clamped to
+    /// sea + margin.
+    carve_raw: Array2<f32>,
+    /// The carved grid and its figures (the map's figures still 0).
+    landscape: Landscape,
+}
+
+/// Evolves the design `raw` (the landscape grid's raw heights) for a map of `map_side` pixels a
+/// side whose crater is `crater`. Reads nothing of the map's heights.
+pub fn solve(
+    raw: &Array2<f32>,
+    map_side: usize,
+    sea: &SeaLevel,
+    crater: &Crater,
+    p: &FluvialParams,
+    on_step: &(dyn Fn() + Sync),
+) -> Solved {
+    let g = GRID;
+    let grid_crater = crater.on(map_side, g);
+    let design = above_sea(raw, sea);
     let frame = Frame::new(&design, crater_weights(&grid_crater, p, g));
     let carved = evolve(&design, &frame, p, on_step);
     let mut stats = grid_stats(&design, &carved, &frame);
     stats.steps = p.steps;
-    // The carve, raw units, weighted by the crater ramp and clamped to sea + margin.
     let margin = p.sea_margin_m;
     let carve_raw = Array2::from_shape_fn((g, g), |(x, y)| {
         let i = x * g + y;
         let room = (design[i] - margin).max(0.0);
         (design[i] - carved[i]).clamp(0.0, room) * frame.weight[i] / METRES_PER_RAW
     });
-    let grid_heights: Vec<f32> = raw
+    let heights = raw
         .iter()
         .zip(carve_raw.iter())
         .map(|(&h, &c)| h - c)
         .collect();
-    let map = erosion::apply_and_check(heights, &carve_raw, sea, crater, &p.limits())?;
-    stats.land_px = map.land_px;
-    stats.map_max_carve_m = map.max_carve_m;
-    Ok(Landscape {
-        heights: grid_heights,
-        stats,
-    })
+    Solved {
+        carve_raw,
+        landscape: Landscape { heights, stats },
+    }
+}
+
+/// Brings the depth `solved` took off the grid back to every pixel of `heights`, through the
+/// governors (the first broken one is the error).
+pub fn carve(
+    heights: &mut Array2<f32>,
+    solved: Solved,
+    sea: &SeaLevel,
+    crater: &Crater,
+    p: &FluvialParams,
+) -> Result<Landscape, ErosionError> {
+    let map = erosion::apply_and_check(heights, &solved.carve_raw, sea, crater, &p.limits())?;
+    let mut landscape = solved.landscape;
+    landscape.stats.land_px = map.land_px;
+    landscape.stats.map_max_carve_m = map.max_carve_m;
+    Ok(landscape)
 }
 
 impl Frame {
