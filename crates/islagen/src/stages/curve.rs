@@ -182,25 +182,9 @@ impl Curve {
             plateau - half,
             plateau + half,
         ];
-        let mut d = [0.0f32; 6];
-        for i in 0..6 {
-            d[i] = (ys[i + 1] - ys[i]) / (self.xs[i + 1] - self.xs[i]);
-        }
-        let mut ms = [0.0f32; 7];
-        ms[0] = d[0];
-        ms[6] = d[5];
-        for i in 1..6 {
-            // Harmonic mean of the neighbouring secants: ≤ 2 × the smaller one.
-            ms[i] = if d[i - 1] > 0.0 && d[i] > 0.0 {
-                2.0 * d[i - 1] * d[i] / (d[i - 1] + d[i])
-            } else {
-                0.0
-            };
-        }
         ColumnCurve {
             xs: self.xs,
             ys,
-            ms,
             spike_top: self.spike_top,
             cap: p.cap_m,
             tail: p.tail_slope,
@@ -254,12 +238,13 @@ impl CurveColumn<'_> {
     }
 }
 
-/// The curve of one column: knots (raw above sea), their outputs (metres) and slopes.
+/// The curve of one column: knots (raw above sea) and their outputs (metres). The knots'
+/// slopes are worked out where a segment is read ([`ColumnCurve::tangent`]): a pixel reads one
+/// segment of the seven.
 #[derive(Clone, Copy, Debug)]
 pub struct ColumnCurve {
     xs: [f32; 7],
     ys: [f32; 7],
-    ms: [f32; 7],
     spike_top: f32,
     cap: f32,
     tail: f32,
@@ -298,7 +283,33 @@ impl ColumnCurve {
         let h10 = t3 - 2.0 * t2 + t;
         let h01 = -2.0 * t3 + 3.0 * t2;
         let h11 = t3 - t2;
-        h00 * self.ys[i] + h10 * w * self.ms[i] + h01 * self.ys[i + 1] + h11 * w * self.ms[i + 1]
+        let (m0, m1) = (self.tangent(i), self.tangent(i + 1));
+        h00 * self.ys[i] + h10 * w * m0 + h01 * self.ys[i + 1] + h11 * w * m1
+    }
+
+    /// The secant slope of segment `i` (knots `i`, `i + 1` unshifted).
+    #[inline]
+    fn secant(&self, i: usize) -> f32 {
+        (self.ys[i + 1] - self.ys[i]) / (self.xs[i + 1] - self.xs[i])
+    }
+
+    /// The slope at knot `i`: the end segments' secants at the ends, else the harmonic mean of
+    /// the neighbouring secants (≤ 2 × the smaller one; 0 where either is flat), so no Hermite
+    /// segment overshoots its knots.
+    #[inline]
+    fn tangent(&self, i: usize) -> f32 {
+        match i {
+            0 => self.secant(0),
+            6 => self.secant(5),
+            _ => {
+                let (a, b) = (self.secant(i - 1), self.secant(i));
+                if a > 0.0 && b > 0.0 {
+                    2.0 * a * b / (a + b)
+                } else {
+                    0.0
+                }
+            }
+        }
     }
 
     /// How much of a shelf `a` sits on: 1 across the middle of the bench (K3…K4) and plateau
