@@ -6,12 +6,13 @@
 //! kept: the topography's depth moat keeps them apart from the mainland by construction.
 //!
 //! Guarantees: afterwards every land pixel is either in the one mainland component or in the
-//! islet zone; no pixel is raised; the result depends on the heights alone (a sequential fill).
+//! islet zone; no pixel is raised; the result depends on the heights alone, whatever the thread
+//! count (the fill is deterministic).
 
 use ndarray::Array2;
 use rayon::prelude::*;
 
-use crate::grid::flood::{closed_where, fill, CLOSED};
+use crate::grid::flood::{closed_where, fill, fill_unmarked, CLOSED};
 
 use super::sea::SeaLevel;
 
@@ -68,7 +69,7 @@ pub fn mainland_fill(
     // Under sea is closed to the fill; afterwards 0 marks land off the mainland.
     let mut mask = closed_where((w, h), |x, y| sea.is_below(heights[[x, y]], y));
     let area = match best {
-        Some((_, x, y)) => fill(&mut mask, [(x, y)], 1, |_, _| true),
+        Some((_, x, y)) => fill_unmarked(&mut mask, [(x, y)], 1),
         None => 0,
     };
     let sunk = heights

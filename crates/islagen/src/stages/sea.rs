@@ -13,7 +13,7 @@
 use ndarray::Array2;
 use rayon::prelude::*;
 
-use crate::grid::flood::{closed_where, fill};
+use crate::grid::flood::{closed_where, fill_unmarked};
 
 /// Sea level at the northern edge under the legacy field model, raw units.
 pub const FIELD_NORTH: f32 = 0.26;
@@ -92,7 +92,7 @@ pub fn classify_water(heights: &Array2<f32>, sea: &SeaLevel) -> Array2<Water> {
         .flat_map(|x| [(x, 0), (x, h - 1)])
         .chain((0..h).flat_map(|y| [(0, y), (w - 1, y)]));
     let mut ocean = closed_where((w, h), |x, y| !below(x, y));
-    fill(&mut ocean, border, 1, |_, _| true);
+    fill_unmarked(&mut ocean, border, 1);
     let mut water = Array2::from_elem((w, h), Water::Dry);
     water
         .outer_iter_mut()
