@@ -158,8 +158,11 @@ pub struct WorldStats {
 }
 
 /// The stages [`generate_and_export`] reports for `config` (one start and one finish each in
-/// [`Progress`]), in the order they begin; the blueprint and snapshot writes run beside the
-/// road search, so the order they finish in varies. [`generate`] reports the same list
+/// [`Progress`]), in the order of the pipeline. Stages that do not read each other's output run
+/// side by side — the fluvial relief's solve beside the crater, water and elevation, the rivers
+/// beside the biomes, the basins beside the water bodies, towns and statistics, the blueprint
+/// and snapshot writes beside the road search — so the order they begin and finish in varies;
+/// a stage that reads another's output always finishes after it. [`generate`] reports the same list
 /// without the four writes ("write v2", "write v1", "snapshots", "write roads"). A caller
 /// counting finished stages (a progress bar) divides by its length.
 pub fn stage_names(config: &Config) -> Vec<&'static str> {
