@@ -239,7 +239,7 @@ impl CurveColumn<'_> {
 }
 
 /// The curve of one column: knots (raw above sea) and their outputs (metres). The knots'
-/// slopes are worked out where a segment is read ([`ColumnCurve::tangent`]): a pixel reads one
+/// slopes are worked out where a segment is read (`ColumnCurve::tangent`): a pixel reads one
 /// segment of the seven.
 #[derive(Clone, Copy, Debug)]
 pub struct ColumnCurve {
