@@ -106,9 +106,9 @@ impl RoadNetwork {
 /// Builds the network for `towns` on `grid`. `on_path` is called once per finished path.
 pub fn roads(grid: &CostGrid, towns: &[Town], on_path: &(dyn Fn() + Sync)) -> RoadNetwork {
     let mut b = Builder::new(grid, on_path);
-    b.continental_loop(towns);
-    b.mountain_branches(towns);
-    b.county_roads(towns);
+    b.phase("continental loop", |b| b.continental_loop(towns));
+    b.phase("mountain branches", |b| b.mountain_branches(towns));
+    b.phase("county roads", |b| b.county_roads(towns));
     b.finish()
 }
 
@@ -167,6 +167,24 @@ impl<'g> Builder<'g> {
             owner: HashMap::new(),
             road_cells: Vec::new(),
         }
+    }
+
+    /// Runs one phase of the network, logging its time and the nodes its searches expanded (where
+    /// the road stage's time goes, at any MapSize).
+    fn phase(&mut self, name: &str, run: impl FnOnce(&mut Self)) {
+        let (t0, e0, p0) = (
+            std::time::Instant::now(),
+            self.net.stats.expanded,
+            self.paths.len(),
+        );
+        run(self);
+        tracing::debug!(
+            phase = name,
+            secs = t0.elapsed().as_secs_f64(),
+            expanded = self.net.stats.expanded - e0,
+            paths = self.paths.len() - p0,
+            "road phase"
+        );
     }
 
     /// The cell a town stands on.
