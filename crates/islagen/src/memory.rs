@@ -102,8 +102,8 @@ pub fn resident_peak() -> Option<u64> {
 /// at 8192, 16384 and 32768 (0.97, 3.39 and 12.76 GB, stop 44, BENCHMARKS.md), rounded up to
 /// keep a margin.
 pub const BYTES_PER_PX_ROADS: u64 = 13;
-/// Peak bytes a map pixel costs without roads (0.87 GB measured at 8192, stop 44; the road
-/// search is the peak stage at every size), rounded up.
+/// Peak bytes a map pixel costs without roads (0.87 GB measured at 8192, stop 44), rounded up:
+/// a byte under [`BYTES_PER_PX_ROADS`], the road search being the peak stage when it runs.
 pub const BYTES_PER_PX: u64 = 12;
 /// What does not grow with the map: the program, the erosion and hydrology grids.
 pub const FIXED_BYTES: u64 = 160 << 20;
