@@ -20,7 +20,10 @@
 //! at a time in x and then in y (Thomas' algorithm), also stable for any step, with the
 //! channels (catchments from [`CHANNEL_AREA_M2`]) held: the walls relax onto the beds the
 //! stream power grades, which keep the graded profile. Sea cells are the base level (at sea
-//! level), the crater's core and the grid's edge are fixed.
+//! level), the crater's core and the grid's edge are fixed. Last, the valley walls are laid back
+//! to the critical slope soil holds ([`CRITICAL_SLOPE`], Roering et al. 1999): stream power
+//! deepens channels faster than linear creep widens them, and what it leaves are slots no one
+//! can climb out of ([`threshold_walls`]).
 //!
 //! **The design stays.** The designed surface H₀ is what the land is uplifted *to*: after every
 //! step no cell stands above H₀, so the land evolves in the frame of a surface uplifted as fast
@@ -48,6 +51,9 @@
 //!   Resources Research 30(7).
 //! - Freeman, T. G. (1991). Calculating catchment area with divergent flow based on a regular
 //!   grid. Computers & Geosciences 17(3); Holmgren, P. (1994), Hydrological Processes 8.
+//! - Roering, J. J., Kirchner, J. W. & Dietrich, W. E. (1999). Evidence for nonlinear,
+//!   diffusive sediment transport on hillslopes and implications for landscape morphology.
+//!   Water Resources Research 35(3).
 //! - Whipple, K. X. (2004). Bedrock rivers and the geomorphology of active orogens. Annual
 //!   Review of Earth and Planetary Sciences 32.
 
@@ -76,6 +82,13 @@ pub const RELIEF_REF_M: f32 = 100.0;
 /// (`held`). 0.005 km², a tenth of the smallest catchment the drainage statistics call a
 /// channel, so the valley walls of every measured channel are rounded down to their beds.
 pub const CHANNEL_AREA_M2: f32 = 5_000.0;
+/// The steepest a valley wall stands, metres per metre: 0.7, 35°, the angle soil-mantled
+/// threshold hillslopes hold (Roering et al. 1999: S_c 0.7–0.8 where landslides and
+/// nonlinear creep take whatever stands steeper). See [`threshold_walls`].
+pub const CRITICAL_SLOPE: f32 = 0.7;
+/// A cell carved deeper than this below its design, metres, is a valley whose walls
+/// [`threshold_walls`] lays back.
+const WALL_SOURCE_M: f32 = 0.5;
 /// The most a cell may be carved, metres: the whole height range (the valleys' depth is the
 /// model's, the cap only guards the check).
 pub const CARVE_CAP_M: f32 = 420.0;
@@ -315,7 +328,84 @@ fn evolve(
     h.par_iter_mut()
         .zip(design.par_iter())
         .for_each(|(v, &d)| *v = v.min(d));
+    threshold_walls(&mut h, design, &frame.fixed, n);
     h
+}
+
+/// The 16 neighbours a wall is laid back over (the eight and the knight's moves, so the cone
+/// around a valley floor is round to within 3 %, where the eight alone make it an octagon), and
+/// their distances in cells.
+const CONE: [(isize, isize, f32); 16] = {
+    const D: f32 = std::f32::consts::SQRT_2;
+    const K: f32 = 2.236_068;
+    [
+        (-1, -1, D),
+        (-1, 0, 1.0),
+        (-1, 1, D),
+        (0, -1, 1.0),
+        (0, 1, 1.0),
+        (1, -1, D),
+        (1, 0, 1.0),
+        (1, 1, D),
+        (-2, -1, K),
+        (-2, 1, K),
+        (-1, -2, K),
+        (-1, 2, K),
+        (1, -2, K),
+        (1, 2, K),
+        (2, -1, K),
+        (2, 1, K),
+    ]
+};
+
+/// Threshold hillslopes: every valley wall laid back to [`CRITICAL_SLOPE`]. The stream power
+/// cuts channels down to their graded profile faster than linear creep can widen them, which
+/// leaves slots; on real hillslopes whatever stands steeper than the critical slope fails and
+/// the channel carries it off, so the walls retreat at that angle and the valley widens. Each
+/// cell ends no higher than any valley cell (carved past [`WALL_SOURCE_M`]) plus the critical
+/// slope times the distance between them, measured through the cells this lowers: the cone
+/// hangs from the valley floors and stops where it meets the land, so ground the valleys never
+/// reached (the design's own scarps, the coast) keeps its height. A Dijkstra search over the
+/// [`CONE`] stencil, in (height, cell) order on one thread: the same on any thread count. Only
+/// lowers; fixed cells never move.
+fn threshold_walls(h: &mut [f32], design: &[f32], fixed: &[bool], n: usize) {
+    use std::cmp::Reverse;
+    // The height's bits mapped so their unsigned order is the floats' order (negatives too),
+    // then the cell: one u64 key a total order.
+    let ordered = |v: f32| {
+        let b = v.to_bits();
+        if b >> 31 == 1 {
+            !b
+        } else {
+            b | 0x8000_0000
+        }
+    };
+    let entry = |v: f32, i: usize| Reverse((u64::from(ordered(v)) << 32) | i as u64);
+    let mut open: std::collections::BinaryHeap<Reverse<u64>> = (0..n * n)
+        .filter(|&i| !fixed[i] && h[i] < design[i] - WALL_SOURCE_M)
+        .map(|i| entry(h[i], i))
+        .collect();
+    let rise: [f32; 16] = CONE.map(|(_, _, d)| CRITICAL_SLOPE * CELL_M * d);
+    while let Some(Reverse(e)) = open.pop() {
+        let i = (e & 0xffff_ffff) as usize;
+        if (e >> 32) as u32 != ordered(h[i]) {
+            continue; // lowered again since this entry was queued
+        }
+        let v = h[i];
+        let (x, y) = ((i / n) as isize, (i % n) as isize);
+        for (k, &(dx, dy, _)) in CONE.iter().enumerate() {
+            let (nx, ny) = (x + dx, y + dy);
+            if nx < 0 || ny < 0 || nx >= n as isize || ny >= n as isize {
+                continue;
+            }
+            let j = nx as usize * n + ny as usize;
+            let limit = v + rise[k];
+            if !fixed[j] && h[j] > limit {
+                h[j] = limit;
+                open.push(entry(limit, j));
+            }
+        }
+    }
 }
 
 /// One implicit step: routing, stream-power incision, diffusion of the hillslopes (`r` = D dt /
@@ -700,6 +790,43 @@ mod tests {
             assert!(a <= b);
             if b < sea.at(y) || crater.distance(x, y) < 0.8 * crater.radius_px {
                 assert_eq!(a, b, "({x}, {y}) changed");
+            }
+        }
+    }
+
+    /// A 100 m plateau with a slot cut to 0 m along one column: the walls stand back at the
+    /// critical slope from the slot (the 16-neighbour cone is round to within 3 %), the ground
+    /// past the cone's reach and the fixed cells keep their heights, and nothing rises.
+    #[test]
+    fn threshold_walls_lay_a_slot_back_to_the_critical_slope() {
+        let n = 64;
+        let design = vec![100.0f32; n * n];
+        let mut h = design.clone();
+        let slot = 20;
+        for y in 0..n {
+            h[slot * n + y] = 0.0;
+        }
+        let mut fixed = vec![false; n * n];
+        fixed[(slot + 2) * n + 30] = true;
+        threshold_walls(&mut h, &design, &fixed, n);
+        let reach = 100.0 / (CRITICAL_SLOPE * CELL_M);
+        for x in 0..n {
+            for y in 0..n {
+                let (i, d) = (x * n + y, x.abs_diff(slot) as f32);
+                assert!(h[i] <= design[i], "({x}, {y}) rose");
+                if fixed[i] {
+                    assert_eq!(h[i], 100.0, "a fixed cell moved");
+                } else if d > reach * 1.03 + 1.0 {
+                    assert_eq!(h[i], 100.0, "({x}, {y}) past the reach moved");
+                } else if y > 4 && y < n - 4 && (y as isize - 30).abs() > 4 {
+                    // Away from the fixed cell's shadow and the ends: the critical slope.
+                    let want = (CRITICAL_SLOPE * CELL_M * d).min(100.0);
+                    assert!(
+                        (h[i] - want).abs() <= 0.03 * want + 1e-3,
+                        "({x}, {y}) {} vs {want}",
+                        h[i]
+                    );
+                }
             }
         }
     }
