@@ -23,7 +23,7 @@
 //! level), the crater's core and the grid's edge are fixed. Last, the valley walls are laid back
 //! to the critical slope soil holds ([`CRITICAL_SLOPE`], Roering et al. 1999): stream power
 //! deepens channels faster than linear creep widens them, and what it leaves are slots no one
-//! can climb out of ([`threshold_walls`]).
+//! can climb out of.
 //!
 //! **The design stays.** The designed surface H₀ is what the land is uplifted *to*: after every
 //! step no cell stands above H₀, so the land evolves in the frame of a surface uplifted as fast
@@ -84,7 +84,8 @@ pub const RELIEF_REF_M: f32 = 100.0;
 pub const CHANNEL_AREA_M2: f32 = 5_000.0;
 /// The steepest a valley wall stands, metres per metre: 0.7, 35°, the angle soil-mantled
 /// threshold hillslopes hold (Roering et al. 1999: S_c 0.7–0.8 where landslides and
-/// nonlinear creep take whatever stands steeper). See [`threshold_walls`].
+/// nonlinear creep take whatever stands steeper); the evolution lays every valley wall back
+/// to it.
 pub const CRITICAL_SLOPE: f32 = 0.7;
 /// A cell carved deeper than this below its design, metres, is a valley whose walls
 /// [`threshold_walls`] lays back.
