@@ -297,6 +297,8 @@ fn the_stage_list_is_what_a_run_reports() {
             ("basins", "rivers"),
             ("towns", "water bodies"),
             ("statistics", "water bodies"),
+            ("grading", "towns"),
+            ("grading", "basins"),
         ];
         for (reader, read) in reads {
             if let (Some(a), Some(b)) = (at(reader), at(read)) {

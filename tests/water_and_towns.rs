@@ -223,3 +223,66 @@ fn a_seeds_towns_are_the_same_at_1024_and_2048() {
         }
     }
 }
+
+/// The slope at pixel (x, y) over 8 m, metres per metre: central differences `k` pixels either
+/// side, `k` the pixels in 8 m (at least one), on the heights above each row's sea.
+fn slope_over_8m(w: &World, x: usize, y: usize) -> f32 {
+    let h = &w.blueprint.heights;
+    let n = h.dim().0;
+    let px = islagen::units::metres_per_px(n);
+    let k = ((8.0 / px).round() as usize).max(1);
+    let m = |x: usize, y: usize| (h[[x, y]] - w.sea.at(y)) * islagen::units::METRES_PER_RAW;
+    let (x0, x1) = (x.saturating_sub(k), (x + k).min(n - 1));
+    let (y0, y1) = (y.saturating_sub(k), (y + k).min(n - 1));
+    let gx = (m(x1, y) - m(x0, y)) / ((x1 - x0) as f32 * px);
+    let gy = (m(x, y1) - m(x, y0)) / ((y1 - y0) as f32 * px);
+    gx.hypot(gy)
+}
+
+/// Issue 49: every town stands on ground its tier accepts, on the final heights — its pixel's
+/// slope over 8 m within the tier's limit, and so is 90 % of its 25 m footprint — with every
+/// erosion model (2048 and 8192: `scripts/playability.sh`, BENCHMARKS.md).
+#[test]
+fn towns_stand_on_ground_their_tier_accepts() {
+    use islagen::config::ErosionModel;
+    use islagen::stages::towns::{max_slope, FOOTPRINT_M};
+    for model in [
+        ErosionModel::Fluvial,
+        ErosionModel::Droplets,
+        ErosionModel::Off,
+    ] {
+        for seed in [1, 7] {
+            let mut c = config(1024);
+            c.erosion.model = model;
+            let w = world(seed, &c);
+            let n = w.blueprint.side();
+            let reach = FOOTPRINT_M / islagen::units::metres_per_px(n);
+            let r = reach.ceil() as usize;
+            assert!(
+                w.grading.towns_graded > 0,
+                "{model:?} seed {seed}: nothing graded"
+            );
+            for t in &w.blueprint.towns {
+                let (x, y) = (t.x as usize, t.y as usize);
+                let limit = max_slope(t.tier);
+                let label = format!("{model:?} seed {seed}: {:?} at ({x}, {y})", t.tier);
+                let s = slope_over_8m(&w, x, y);
+                assert!(s <= limit, "{label} on {s:.3} m/m, limit {limit}");
+                let (mut within, mut all) = (0usize, 0usize);
+                for fx in x.saturating_sub(r)..=(x + r).min(n - 1) {
+                    for fy in y.saturating_sub(r)..=(y + r).min(n - 1) {
+                        if (fx.abs_diff(x) as f32).hypot(fy.abs_diff(y) as f32) <= reach {
+                            all += 1;
+                            within += usize::from(slope_over_8m(&w, fx, fy) <= limit);
+                        }
+                    }
+                }
+                let share = within as f32 / all as f32;
+                assert!(
+                    share >= 0.9,
+                    "{label}: {share:.2} of the footprint within the limit"
+                );
+            }
+        }
+    }
+}

@@ -102,7 +102,7 @@ pub struct Key {
 }
 
 /// Every key, in sections, in the Tune page's order.
-pub const KEYS: [Key; 49] = [
+pub const KEYS: [Key; 50] = [
     Key {
         name: "MapSize",
         // The format's own bounds (blueprint::format::MIN_MAP_SIZE ..= MAX_MAP_SIZE: a test
@@ -584,6 +584,16 @@ pub const KEYS: [Key; 49] = [
         help: "Town density multiplier",
         superseded_by: None,
         dial: Some(Dial { step: 0.1, min: None, preview_max: Some(4.0) }),
+    },
+    Key {
+        name: "TownGrading",
+        kind: Kind::Bool,
+        default: Value::Bool(true),
+        unit: "",
+        section: "Towns and roads",
+        help: "Cut and fill a level pad under every town and a bank around it (false: the land as it is)",
+        superseded_by: None,
+        dial: Some(Dial { step: 0.0, min: None, preview_max: None }),
     },
     Key {
         name: "SkipRoads",

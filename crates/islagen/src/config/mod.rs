@@ -64,6 +64,7 @@ pub struct RawConfig {
     pub world_seed: Option<i64>,
     pub crater_radius: Option<f64>,
     pub density_multiplier: Option<f64>,
+    pub town_grading: Option<bool>,
     pub sea_level_model: Option<String>,
     pub sea_level_value: Option<f64>,
     pub skip_roads: Option<bool>,
@@ -258,6 +259,8 @@ pub struct Config {
     pub crater_radius: f32,
     /// Town density multiplier.
     pub density_multiplier: f32,
+    /// Whether the ground under the towns is graded (a level pad and its bank).
+    pub town_grading: bool,
     /// Sea-level model.
     pub sea_level: SeaLevelModel,
     /// Export present-but-empty road sections instead of running the road pass.
@@ -421,6 +424,7 @@ impl Config {
             world_seed,
             crater_radius: v.float(k!("CraterRadius"), raw.crater_radius),
             density_multiplier: v.float(k!("DensityMultiplier"), raw.density_multiplier),
+            town_grading: flag(k!("TownGrading"), raw.town_grading),
             sea_level: match c.flat_sea {
                 true => SeaLevelModel::Flat(sea_value),
                 false => SeaLevelModel::Field,

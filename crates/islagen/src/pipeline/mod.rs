@@ -41,13 +41,14 @@ use crate::stages::detail::Detail;
 use crate::stages::elevation::{elevation, ElevationPasses};
 use crate::stages::erosion::{erode, ErosionError, ErosionStats, Schedule};
 use crate::stages::fluvial::{self, FluvialStats, Landscape};
+use crate::stages::grading::{grade, GradingParams, GradingStats};
 use crate::stages::mainland::{count_components, mainland_fill, Mainland};
 use crate::stages::rivers::{self, MapRivers, RiverParams};
 use crate::stages::roads::{roads, CostGrid, RoadNetwork, RoadReport};
 use crate::stages::sea::{classify_water, SeaLevel, Water};
 use crate::stages::texture::Texture;
 use crate::stages::topography::{topography, Shape};
-use crate::stages::towns::{towns, SmoothSite, TownInputs, TownStats};
+use crate::stages::towns::{self, towns, Ground, SmoothSite, TownInputs, TownStats};
 use crate::stages::water_bodies::{water_bodies, Reaches, WaterBodies, WaterBodyError};
 use crate::units;
 
@@ -84,6 +85,8 @@ pub struct World {
     pub basins: BasinStats,
     /// Towns per tier.
     pub towns: TownStats,
+    /// What grading the ground under the towns moved.
+    pub grading: GradingStats,
     /// Every road on the grid and the road figures, unless SkipRoads (the smoothed polylines
     /// are the blueprint's).
     pub roads: Option<RoadReport>,
@@ -175,7 +178,14 @@ pub fn stage_names(config: &Config) -> Vec<&'static str> {
     if params::rivers(config).is_some() {
         names.push("rivers");
     }
-    names.extend(["biomes", "water bodies", "basins", "towns", "statistics"]);
+    names.extend([
+        "biomes",
+        "water bodies",
+        "basins",
+        "towns",
+        "statistics",
+        "grading",
+    ]);
     names.extend(["write v2", "write v1", "snapshots"]);
     if !config.skip_roads {
         names.push("roads");
@@ -303,7 +313,15 @@ pub fn generate_land(
                 water_bodies(&water, &sea, reaches, &mut reach_ids)
             })?;
             let towns = timed(progress, "towns", || {
-                place_towns(config, seed, &island, &relief, &sea, &bodies)
+                place_towns(
+                    config,
+                    seed,
+                    &island,
+                    &relief,
+                    landscape.as_ref(),
+                    &sea,
+                    &bodies,
+                )
             });
             let stats = timed(progress, "statistics", || {
                 world_stats(seed, &island, &water, &bodies)
@@ -312,6 +330,29 @@ pub fn generate_land(
         },
     );
     let (bodies, (town_list, town_stats), stats) = placed?;
+    let grading = timed(progress, "grading", || {
+        if !config.town_grading {
+            return GradingStats::default();
+        }
+        let p = GradingParams::new(config.erosion.crater_core * island.crater.radius_px);
+        let g = grade(
+            &mut relief.heights,
+            &town_list,
+            &bodies.ids,
+            &sea,
+            &island.crater,
+            &p,
+            towns::max_slope,
+        );
+        tracing::info!(
+            "grading: {} towns graded, {} pixels moved; deepest cut {:.1} m, highest fill {:.1} m",
+            g.towns_graded,
+            g.pixels_moved,
+            g.max_cut_m,
+            g.max_fill_m
+        );
+        g
+    });
     if let Some((_, r)) = &rivers {
         let n = config.map_size as usize;
         for &(i, _) in &r.map.pixels {
@@ -362,6 +403,7 @@ pub fn generate_land(
         erosion,
         basins,
         towns: town_stats,
+        grading,
         roads: None,
         rivers: rivers.map(|(_, r)| r.stats(&reach_ids)),
         fluvial: landscape.map(|l| l.stats),
@@ -662,10 +704,20 @@ fn place_towns(
     seed: i32,
     island: &Island,
     relief: &Relief,
+    landscape: Option<&Landscape>,
     sea: &SeaLevel,
     bodies: &WaterBodies,
 ) -> (Vec<Town>, TownStats) {
     let n = config.map_size as usize;
+    let g = fluvial::GRID;
+    let grid_sea = sea.on(g);
+    let ground: Option<Vec<f32>> = landscape.map(|l| {
+        l.heights
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| units::raw_to_m(h - grid_sea.at(i % g)))
+            .collect()
+    });
     let smooth = |u: f32, v: f32| {
         let s = sea.at(((v * n as f32) as usize).min(n - 1));
         let a = island.shape.smooth_height(u, v, s) - s;
@@ -685,6 +737,7 @@ fn place_towns(
         mainland: &island.mainland.mask,
         crater: &island.crater,
         density: config.density_multiplier,
+        ground: ground.as_deref().map(|metres| Ground { metres, side: g }),
     })
 }
 

@@ -13,6 +13,7 @@ pub mod detail;
 pub mod elevation;
 pub mod erosion;
 pub mod fluvial;
+pub mod grading;
 pub mod mainland;
 pub mod rivers;
 pub mod roads;

@@ -6,11 +6,16 @@
 //! normalised map, scored on the *smooth terrain* — the island without its finest noise octaves,
 //! through the height curve and the biome zoning, a function of the normalised position alone
 //! ([`SmoothSite`]): its height (and so the slope between neighbouring sites, in metres per
-//! metre), its biome, its distance to the smooth coast. Nothing in a score depends on the pixel
-//! grid, so a seed's towns are the same at every MapSize. The real map has the last word on
-//! where a town may stand: its pixel and the eight around it must be dry (no town in water, not
-//! even a puddle), on the mainland for settlements (POIs may take islets) and outside the
-//! crater (except POIs).
+//! metre), its biome, its distance to the smooth coast. When the fluvial relief ran, a site is
+//! as steep as the smooth terrain or the mean slope of the carved landscape within
+//! [`FOOTPRINT_M`] ([`Ground`], on the relief's own grid), whichever is steeper, so no town is
+//! chosen on a valley wall. Nothing in a score depends on the pixel grid, so a seed's towns are
+//! the same at every MapSize. The real map has the last word on where a town may stand: its
+//! pixel and the eight around it must be dry (no town in water, not even a puddle), no water
+//! may lie within its footprint (a river through a town's pad would cut it in two, its banks as
+//! steep as the channel is deep), on the mainland for settlements (POIs may take islets) and
+//! outside the crater (except POIs). The ground under each town is then graded to its tier's
+//! slope ([`super::grading`]).
 //!
 //! For each tier in turn the admissible sites — slope under the tier's limit, a biome the tier
 //! accepts, at least [`SHORE_SITES`] from the smooth coast — are ranked by flatness, nearness to
@@ -166,6 +171,56 @@ pub struct TownInputs<'a> {
     pub crater: &'a Crater,
     /// DensityMultiplier.
     pub density: f32,
+    /// The carved landscape, when the fluvial relief ran: a site is as steep as the smooth
+    /// terrain or the valleys cut into it, whichever is steeper.
+    pub ground: Option<Ground<'a>>,
+}
+
+/// Heights over the whole world on a square grid of its own (the fluvial relief's landscape
+/// grid: the same at every MapSize), metres, `x * side + y`.
+#[derive(Clone, Copy)]
+pub struct Ground<'a> {
+    /// The heights.
+    pub metres: &'a [f32],
+    /// Cells a side.
+    pub side: usize,
+}
+
+/// The radius of a town's footprint, metres: a site's ground slope is the mean over it.
+pub const FOOTPRINT_M: f32 = 25.0;
+
+impl Ground<'_> {
+    /// The mean slope (metres per metre, central differences between neighbouring cells) of
+    /// the cells whose centres lie within [`FOOTPRINT_M`] of normalised position (u, v).
+    fn mean_slope(&self, u: f32, v: f32) -> f32 {
+        let n = self.side;
+        let cell = crate::units::WORLD_SIZE_M / n as f32;
+        let at = |i: usize, j: usize| self.metres[i * n + j];
+        let (cx, cy) = (u * n as f32 - 0.5, v * n as f32 - 0.5);
+        let reach = FOOTPRINT_M / cell;
+        let span = |c: f32| {
+            let lo = (c - reach).ceil().max(1.0) as usize;
+            let hi = ((c + reach).floor() as usize).min(n - 2);
+            lo..=hi
+        };
+        let (mut sum, mut count) = (0.0f32, 0u32);
+        for i in span(cx) {
+            for j in span(cy) {
+                if (i as f32 - cx).hypot(j as f32 - cy) > reach {
+                    continue;
+                }
+                let gx = at(i + 1, j) - at(i - 1, j);
+                let gy = at(i, j + 1) - at(i, j - 1);
+                sum += gx.hypot(gy) / (2.0 * cell);
+                count += 1;
+            }
+        }
+        if count == 0 {
+            0.0
+        } else {
+            sum / count as f32
+        }
+    }
 }
 
 /// The smooth terrain at one position: the island without its finest noise octaves, through
@@ -207,6 +262,14 @@ pub fn spacing(tier: TownTier) -> f32 {
         .iter()
         .find(|r| r.tier == tier)
         .map_or(0.0, |r| r.spacing)
+}
+
+/// The steepest ground (metres per metre) a town of `tier` stands on.
+pub fn max_slope(tier: TownTier) -> f32 {
+    RULES
+        .iter()
+        .find(|r| r.tier == tier)
+        .map_or(0.0, |r| r.max_slope)
 }
 
 /// A seed-drawn jitter in [0, 1) for a site and tier (splitmix of the three).
@@ -260,6 +323,14 @@ fn sites(inp: &TownInputs) -> Vec<Site> {
     for (k, s) in out.iter_mut().enumerate() {
         s.slope = slopes[k];
         s.water_distance = dist[k];
+        if let (Some(ground), Some(_)) = (&inp.ground, s.biome) {
+            let (i, j) = (k / SITES, k % SITES);
+            let (u, v) = (
+                (i as f32 + 0.5) / SITES as f32,
+                (j as f32 + 0.5) / SITES as f32,
+            );
+            s.slope = s.slope.max(ground.mean_slope(u, v));
+        }
     }
     out
 }
@@ -301,7 +372,25 @@ fn stand_in_site(inp: &TownInputs, rule: &Rule, k: usize) -> Option<(usize, usiz
             }
         }
     }
-    best.map(|(_, x, y)| (x, y))
+    // A river or lake through the footprint would cut the town's pad in two, and its banks are
+    // as steep as the channel is deep: such a site is not admissible at all.
+    best.filter(|&(_, x, y)| footprint_dry(inp, x, y))
+        .map(|(_, x, y)| (x, y))
+}
+
+/// Whether no water lies within [`FOOTPRINT_M`] of pixel (x, y)'s centre.
+fn footprint_dry(inp: &TownInputs, x: usize, y: usize) -> bool {
+    let n = inp.water_ids.dim().0;
+    let reach = FOOTPRINT_M * n as f32 / crate::units::WORLD_SIZE_M;
+    let r = reach.floor() as usize;
+    let (x0, x1) = (x.saturating_sub(r), (x + r).min(n - 1));
+    let (y0, y1) = (y.saturating_sub(r), (y + r).min(n - 1));
+    (x0..=x1).all(|xx| {
+        (y0..=y1).all(|yy| {
+            let (dx, dy) = (xx.abs_diff(x) as f32, yy.abs_diff(y) as f32);
+            dx.hypot(dy) > reach || inp.water_ids[[xx, yy]] == 0
+        })
+    })
 }
 
 /// A two-pass 3-4 chamfer distance transform (in sites) on the site grid, from the given start
