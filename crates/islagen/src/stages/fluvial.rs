@@ -62,6 +62,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::crater::Crater;
+use super::curve::BALANCED;
 use super::erosion::{self, CraterMode, ErosionError, Limits};
 use super::rivers;
 use super::sea::SeaLevel;
@@ -87,6 +88,11 @@ pub const CHANNEL_AREA_M2: f32 = 5_000.0;
 /// nonlinear creep take whatever stands steeper); the evolution lays every valley wall back
 /// to it.
 pub const CRITICAL_SLOPE: f32 = 0.7;
+/// Designed ground above this stands as rock, metres: the top 80 m of the summit spires under
+/// the 420 m cap, which the walls are not laid back through, so every seed keeps its peaks and
+/// the summit its cap. Lower (the plateau band's top, 250 m) keeps 15 % of the land above
+/// 110 m steeper than 40°; higher gives the peaks away (seeds 1–12 at 2048: 221–299 m).
+pub const ROCK_M: f32 = BALANCED.cap_m - 80.0;
 /// A cell carved deeper than this below its design, metres, is a valley whose walls
 /// [`threshold_walls`] lays back.
 const WALL_SOURCE_M: f32 = 0.5;
@@ -366,7 +372,8 @@ const CONE: [(isize, isize, f32); 16] = {
 /// cell ends no higher than any valley cell (carved past [`WALL_SOURCE_M`]) plus the critical
 /// slope times the distance between them, measured through the cells this lowers: the cone
 /// hangs from the valley floors and stops where it meets the land, so ground the valleys never
-/// reached (the design's own scarps, the coast) keeps its height. A Dijkstra search over the
+/// reached (the design's own scarps, the coast) keeps its height, and so does rock (designed
+/// above [`ROCK_M`]). A Dijkstra search over the
 /// [`CONE`] stencil, in (height, cell) order on one thread: the same on any thread count. Only
 /// lowers; fixed cells never move.
 fn threshold_walls(h: &mut [f32], design: &[f32], fixed: &[bool], n: usize) {
@@ -401,7 +408,7 @@ fn threshold_walls(h: &mut [f32], design: &[f32], fixed: &[bool], n: usize) {
             }
             let j = nx as usize * n + ny as usize;
             let limit = v + rise[k];
-            if !fixed[j] && h[j] > limit {
+            if !fixed[j] && h[j] > limit && design[j] <= ROCK_M {
                 h[j] = limit;
                 open.push(entry(limit, j));
             }
