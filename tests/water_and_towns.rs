@@ -31,6 +31,19 @@ fn assert_water_bodies(w: &World, label: &str) {
         (bodies[0].kind, bodies[0].salinity),
         (WaterBodyType::Ocean, Salinity::Salt)
     );
+    // The summary names lakes and river reaches apart (issue 49: it called every reach a lake).
+    let kind = |k: WaterBodyType| bodies.iter().filter(move |b| b.kind == k);
+    assert_eq!(w.stats.lakes, kind(WaterBodyType::Lake).count(), "{label}");
+    assert_eq!(
+        w.stats.river_reaches,
+        kind(WaterBodyType::River).count(),
+        "{label}"
+    );
+    assert_eq!(
+        w.stats.lakes + w.stats.river_reaches + 1,
+        bodies.len(),
+        "{label}"
+    );
     let mut counts = vec![0i64; bodies.len() + 1];
     let mut sums = vec![(0.0f64, 0.0f64); bodies.len() + 1];
     let mut next_new_id = 2u16;

@@ -175,6 +175,7 @@ fn make(req: &PreviewRequest, progress: Progress) -> Result<Preview, ApiError> {
             "land_share": s.land_fraction,
             "islets": s.islets,
             "lakes": s.lakes,
+            "river_reaches": s.river_reaches,
             "rivers": world.rivers.as_ref().map(|r| r.rivers),
             "layer": layer,
         }),

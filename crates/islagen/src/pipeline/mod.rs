@@ -30,6 +30,7 @@ pub use export::{
     SidecarLayout, Written,
 };
 
+use crate::blueprint::format::WaterBodyType;
 use crate::blueprint::{Blueprint, Params, RiverNetwork, Roads, Town};
 use crate::config::{Config, ErosionModel, TerrainCurve, TerrainDetail};
 use crate::progress::{Progress, Stage};
@@ -148,10 +149,14 @@ pub struct WorldStats {
     pub islets: usize,
     /// Pixels of all islets.
     pub islet_px: usize,
-    /// Lakes (below-sea components not joined to the ocean).
+    /// Lakes (below-sea components not joined to the ocean): the water bodies of type Lake.
     pub lakes: usize,
     /// Pixels of all lakes.
     pub lake_px: usize,
+    /// River reaches: the stepped water bodies of type River.
+    pub river_reaches: usize,
+    /// Pixels of all river reaches.
+    pub river_reach_px: usize,
     /// Stray land pixels the mainland fill sank.
     pub sunk_px: usize,
     /// Impact centre, pixels.
@@ -941,7 +946,14 @@ fn world_stats(
     let (islets, islet_px) = count_components((n, n), |x, y| {
         mainland[[x, y]] == 0 && water[[x, y]] == Water::Dry
     });
-    let lakes = &bodies.bodies[1.min(bodies.bodies.len())..];
+    let of_kind = |kind: WaterBodyType| {
+        let of = bodies.bodies.iter().filter(|b| b.kind == kind);
+        of.fold((0, 0), |(n, px), b| {
+            (n + 1, px + b.pixel_count.max(0) as usize)
+        })
+    };
+    let ((lakes, lake_px), (river_reaches, river_reach_px)) =
+        (of_kind(WaterBodyType::Lake), of_kind(WaterBodyType::River));
     WorldStats {
         seed,
         map_size: n,
@@ -949,8 +961,10 @@ fn world_stats(
         mainland_px: island.mainland.area,
         islets,
         islet_px,
-        lakes: lakes.len(),
-        lake_px: lakes.iter().map(|b| b.pixel_count.max(0) as usize).sum(),
+        lakes,
+        lake_px,
+        river_reaches,
+        river_reach_px,
         sunk_px: island.sunk_px,
         crater_center: island.crater.center,
         islet_threshold: island.islet_threshold,

@@ -14,13 +14,15 @@ pub fn lines(config: &Config, world: &World) -> Vec<String> {
     let s = &world.stats;
     lines.push(format!("==> Seed {} at MapSize {}", s.seed, s.map_size));
     lines.push(format!(
-        "    land {:.1} % of the map; mainland {} px; {} islets ({} px); {} lakes ({} px)",
+        "    land {:.1} % of the map; mainland {} px; {} islets ({} px); {} lakes ({} px); {} river reaches ({} px)",
         s.land_fraction * 100.0,
         s.mainland_px,
         s.islets,
         s.islet_px,
         s.lakes,
-        s.lake_px
+        s.lake_px,
+        s.river_reaches,
+        s.river_reach_px
     ));
     lines.push(format!(
         "    crater centre ({:.0}, {:.0}), radius {:.0} px",
@@ -31,6 +33,13 @@ pub fn lines(config: &Config, world: &World) -> Vec<String> {
         "    towns: {} Capitol, {} Hubs (1 snow hub), {} Villages, {} Outposts, {} POIs",
         t.placed[0], t.placed[1], t.placed[2], t.placed[3], t.placed[4]
     ));
+    let g = &world.grading;
+    if g.towns_graded > 0 {
+        lines.push(format!(
+            "    grading: {} towns on cut and fill, {} px moved; deepest cut {:.1} m, highest fill {:.1} m",
+            g.towns_graded, g.pixels_moved, g.max_cut_m, g.max_fill_m
+        ));
+    }
     let b = &world.basins;
     lines.push(format!(
         "    basins (priority flood, not saved): {} depressions over {} cells; largest {} cells; deepest {:.1} m; median depth {:.2} m",
