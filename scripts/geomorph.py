@@ -2,7 +2,7 @@
 
 Usage:
     geomorph.py --tiff H.tif --sidecar H.tif.json [--rivers splat/rivers.png] [--resample N]
-                [--channel-km2 0.05] [--min-height 30] [--json OUT.json]
+                [--channel-km2 0.05] [--min-height 30] [--splat SPLAT_DIR] [--json OUT.json]
 
 Input: the float32 GeoTIFF of `islagen export heightmap --format tiff` (metres above sea, row 0 =
 north) and its JSON sidecar (`sea_level_m`, always 0 for the float format, and
@@ -10,7 +10,11 @@ north) and its JSON sidecar (`sea_level_m`, always 0 for the float format, and
 river mask `rivers.png` of `islagen export splat` (nonzero = river). `--resample N`
 block-averages the heights to N x N first (N must divide the size) and ORs the river mask over
 the same blocks (a coarse pixel is river when any of its fine pixels is), so that worlds of
-different MapSize are measured on the same grid.
+different MapSize are measured on the same grid. Optionally (`--splat DIR`) the directory of
+`islagen export splat`, for the massif mask of (h): splat_1.png (RGBA = forest, foothills,
+plateau, mountain) and splat_2.png (R = snow), 8-bit weights; massif = pixels with plateau +
+mountain + snow weight >= 128 (of 255) and h > 0 (scripts/playability.py's definition). With
+--resample the summed weight is block-averaged before the >= 128 test.
 
 Method (all in numpy + numba, no landlab components; landlab is only used by the self-test):
 
@@ -54,6 +58,22 @@ Figures:
     on the analysed grid) of a network cell; and the converse, channels near a river pixel.
 (g) land slope from central differences (numpy.gradient, one-sided at the border), in degrees:
     the median over land and the share of land below 2 degrees.
+(h) with --splat: branching. Its own channels: land cells with a receiver and A >= 0.01 km^2
+    (BRANCH_KM2, independent of --channel-km2). Shreve (1966) magnitude, in stack order: a
+    channel cell no channel cell drains into has magnitude 1, any other the sum of its channel
+    donors' magnitudes. Reports the mean magnitude of the channel cells with 0.08 <= A <= 0.15
+    km^2 (8-15x the threshold), over all land and over massif cells only. Massif exits: channel
+    cells in the massif whose receiver is not (a massif valley leaving it, into lower ground or
+    the sea); each exit's tree = the channel cells in the massif that drain to it through
+    massif channel cells; an exit WITHOUT A JUNCTION is one whose tree has no cell with >= 2
+    channel donors in the massif, i.e. its Shreve magnitude counted over massif channel cells
+    only is 1. Reports the exits' count, the share without a junction, and the count of massif
+    channel heads (massif channel cells with no channel donor at all) and their density per
+    km^2 of massif. With --rivers too, river heads: river-mask land pixels whose FILLED height
+    (flats broken towards their spill) is >= that of every river-mask land pixel within 2
+    pixels (a 5 x 5 window: a 3 x 3 one also takes small bumps of a river's bed for heads), an
+    8-connected cluster of them (a two-pixel-wide source) being one head, at the original
+    height of its highest pixel; their count and the median of those heights above sea.
 
 References:
     Barnes, R., Lehman, C., Mulla, D. (2014) Priority-flood: an optimal depression-filling and
@@ -67,6 +87,7 @@ References:
         Professional Paper 294-B.
     Perron, J. T., Royden, L. (2013) An integral approach to bedrock river profile analysis.
         Earth Surface Processes and Landforms 38.
+    Shreve, R. L. (1966) Statistical law of stream numbers. Journal of Geology 74(1).
     Whipple, K. X. (2004) Bedrock rivers and the geomorphology of active orogens. Annual Review
         of Earth and Planetary Sciences 32.
 
@@ -91,6 +112,9 @@ EPS = 1e-7  # metres added per step across a filled flat
 DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
 DC = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
 DIAG = np.array([1, 0, 1, 0, 0, 1, 0, 1], dtype=np.bool_)
+BRANCH_KM2 = 0.01  # (h) channel threshold
+BRANCH_BAND_KM2 = (0.08, 0.15)  # (h) the cells whose mean Shreve magnitude is reported
+MASSIF_W = 128  # (h) plateau + mountain + snow splat weight, as in scripts/playability.py
 
 
 # ----------------------------------------------------------------------------- numba kernels
@@ -296,6 +320,26 @@ def chi_values(order, rec, dist, basin, area_km2, theta):
     return chi
 
 
+@njit(cache=True)
+def shreve(order, rec, member):
+    """Shreve magnitude of the member cells (0 elsewhere) and each cell's count of member
+    donors; a member's downstream neighbour counts only when it is a member too."""
+    n = rec.size
+    mag = np.zeros(n, np.int64)
+    ndon = np.zeros(n, np.int64)
+    for q in range(order.size - 1, -1, -1):
+        c = order[q]
+        if not member[c]:
+            continue
+        if mag[c] == 0:
+            mag[c] = 1
+        r = rec[c]
+        if r != c and member[r]:
+            mag[r] += mag[c]
+            ndon[r] += 1
+    return mag, ndon
+
+
 # ----------------------------------------------------------------------------- helpers
 
 
@@ -342,11 +386,75 @@ def share(num, den):
     return float(num) / float(den) if den else float("nan")
 
 
+def river_heads(riv, f, h, k=2):
+    """River heads: river pixels whose filled height is >= that of every river pixel within k
+    pixels (Chebyshev), 8-connected clusters of them counting as one head. Returns each head's
+    height (the highest original height of its cluster)."""
+    from scipy import ndimage
+
+    fr = np.where(riv, f, -np.inf)
+    top = ndimage.maximum_filter(fr, size=2 * k + 1, mode="constant", cval=-np.inf)
+    lab, n = ndimage.label(riv & (fr >= top), structure=np.ones((3, 3), bool))
+    return np.asarray(ndimage.maximum(h, lab, np.arange(1, n + 1)) if n else [], np.float64)
+
+
+def read_massif_weight(splat_dir):
+    """plateau + mountain + snow splat weight (0..255 per pixel, uint16)."""
+    from PIL import Image
+
+    Image.MAX_IMAGE_PIXELS = None  # 32768^2 splats are legitimate
+    s1 = np.asarray(Image.open(os.path.join(splat_dir, "splat_1.png")).convert("RGBA"))
+    w = s1[:, :, 2].astype(np.uint16)
+    w += s1[:, :, 3]
+    del s1
+    s2 = np.asarray(Image.open(os.path.join(splat_dir, "splat_2.png")).convert("RGBA"))
+    w += s2[:, :, 0]
+    return w
+
+
+def branching(h, f, rec, order, A, land, has_rec, massif, rivers, cell_km2):
+    """Figure (h); massif: (R, C) bool (already h > 0)."""
+    ms = massif.ravel()
+    ch = land & (A >= BRANCH_KM2) & has_rec
+    mag, ndon = shreve(order, rec, ch)
+    band = ch & (A >= BRANCH_BAND_KM2[0]) & (A <= BRANCH_BAND_KM2[1])
+    bm = band & ms
+    mch = ch & ms
+    mmag, _ = shreve(order, rec, mch)
+    exits = mch & ~ms[rec]
+    heads = mch & (ndon == 0)
+    m_km2 = float(ms.sum()) * cell_km2
+    o = {
+        "channel_km2": BRANCH_KM2,
+        "channel_cells": int(ch.sum()),
+        "massif_cells": int(ms.sum()),
+        "massif_km2": m_km2,
+        "massif_channel_cells": int(mch.sum()),
+        "band_km2": list(BRANCH_BAND_KM2),
+        "band_cells_land": int(band.sum()),
+        "mean_shreve_band_land": float(mag[band].mean()) if band.any() else float("nan"),
+        "band_cells_massif": int(bm.sum()),
+        "mean_shreve_band_massif": float(mag[bm].mean()) if bm.any() else float("nan"),
+        "massif_exits": int(exits.sum()),
+        "share_exits_no_junction": share((mmag[exits] == 1).sum(), exits.sum()),
+        "mean_massif_magnitude_at_exits": float(mmag[exits].mean()) if exits.any() else float("nan"),
+        "massif_channel_heads": int(heads.sum()),
+        "massif_heads_per_km2": share(heads.sum(), m_km2),
+    }
+    if rivers is not None:
+        riv = rivers & (h > 0)
+        z = river_heads(riv, f, h)
+        o["river_heads"] = int(z.size)
+        o["river_head_median_m"] = float(np.median(z)) if z.size else float("nan")
+    return o
+
+
 # ----------------------------------------------------------------------------- analysis
 
 
-def analyse(h, dx, rivers=None, channel_km2=0.05, min_height=30.0, log=print):
-    """h: (R, C) metres above sea level (sea = 0). Returns the figures as a dict."""
+def analyse(h, dx, rivers=None, channel_km2=0.05, min_height=30.0, log=print, massif=None):
+    """h: (R, C) metres above sea level (sea = 0); massif: (R, C) bool or None, for (h).
+    Returns the figures as a dict."""
     t0 = time.perf_counter()
     R, C = h.shape
     h = np.ascontiguousarray(h, np.float64)
@@ -486,6 +594,10 @@ def analyse(h, dx, rivers=None, channel_km2=0.05, min_height=30.0, log=print):
         "median_deg": float(np.median(deg)) if deg.size else float("nan"),
         "share_below_2deg": share((deg < 2.0).sum(), deg.size),
     }
+
+    # (h) branching
+    if massif is not None:
+        out["branching"] = branching(h, f, rec, order, A, land, has_rec, massif & (h > 0), rivers, cell_km2)
     out["seconds"] = {"route": t_route, "total": time.perf_counter() - t0}
     return out
 
@@ -519,6 +631,19 @@ def summary(o, name=""):
             f"({rv['river_pixels']} px); channels within 2 px of a river: {rv['share_channels_near_river']:.3f}"
         )
     lines.append(f"(g) land slope: median {ls['median_deg']:.2f} deg, share < 2 deg {ls['share_below_2deg']:.3f}")
+    if "branching" in o:
+        br = o["branching"]
+        lo, hi = br["band_km2"]
+        line = (
+            f"(h) branching: channels A>={br['channel_km2']:g} km2 {br['channel_cells']}; mean Shreve magnitude at "
+            f"A {lo:g}..{hi:g} km2: land {br['mean_shreve_band_land']:.2f} ({br['band_cells_land']} cells), massif "
+            f"{br['mean_shreve_band_massif']:.2f} ({br['band_cells_massif']}); massif ({br['massif_km2']:.2f} km2) exits "
+            f"{br['massif_exits']}, without a junction {br['share_exits_no_junction']:.3f}; massif channel heads "
+            f"{br['massif_channel_heads']} ({br['massif_heads_per_km2']:.1f}/km2)"
+        )
+        if "river_heads" in br:
+            line += f"; river heads {br['river_heads']}, median height {br['river_head_median_m']:.1f} m"
+        lines.append(line)
     lines.append(f"time: routing {o['seconds']['route']:.2f} s, total {o['seconds']['total']:.2f} s")
     return "\n".join(lines)
 
@@ -542,6 +667,7 @@ def main(argv=None):
     ap.add_argument("--resample", type=int, help="block-average to N x N first")
     ap.add_argument("--channel-km2", type=float, default=0.05)
     ap.add_argument("--min-height", type=float, default=30.0)
+    ap.add_argument("--splat", help="islagen export splat directory: massif mask for (h) branching")
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args(argv)
     t = time.perf_counter()
@@ -560,14 +686,26 @@ def main(argv=None):
         if rivers.ndim == 3:
             rivers = rivers.any(axis=2)
     src = h.shape[0]
+    shape0 = h.shape
     if a.resample and a.resample != src:
         h = block(h, a.resample, "mean")
         dx *= src / a.resample
     if rivers is not None and rivers.shape != h.shape:
         rivers = block(rivers, h.shape[0], "or")
+    massif = None
+    if a.splat:
+        w = read_massif_weight(a.splat)
+        if w.shape != shape0:
+            sys.exit(f"geomorph: splat is {w.shape}, heights {shape0}")
+        if w.shape != h.shape:
+            w = block(w.astype(np.float64), h.shape[0], "mean")
+        massif = (w >= MASSIF_W) & (h > 0)
+        del w
     t_read = time.perf_counter() - t
-    o = analyse(h, dx, rivers, a.channel_km2, a.min_height)
+    o = analyse(h, dx, rivers, a.channel_km2, a.min_height, massif=massif)
     o["input"] = {"tiff": a.tiff, "source_size": src, "sea_level_m": sea, "rivers": a.rivers, "read_s": t_read}
+    if a.splat:
+        o["input"]["splat"] = a.splat
     print(summary(o, os.path.basename(a.tiff)))
     if a.json:
         with open(a.json, "w") as fh:
