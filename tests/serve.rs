@@ -947,7 +947,26 @@ fn other_websites_are_refused_by_host_and_origin() {
     }
     // Another site's page may link to the page, but not load tiles or views with `<img>`.
     let from = |mode: &str| format!("{ok}Sec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: {mode}\r\n");
-    assert_eq!(raw(s.addr(), "GET", "/", &from("navigate")).0, 200);
+    let (status, page) = raw(s.addr(), "GET", "/", &from("navigate"));
+    assert_eq!(status, 200);
+    // ...but never frame it (issue 50): a framed navigation is refused, and every answer tells
+    // the browser not to frame it.
+    let lower = page.to_ascii_lowercase();
+    assert!(lower.contains("x-frame-options: deny"), "{page}");
+    assert!(
+        lower.contains("content-security-policy: frame-ancestors 'none'"),
+        "{page}"
+    );
+    for target in ["/", "/api/file?path=MapData_Seed_7.dat"] {
+        let framed = format!("{}Sec-Fetch-Dest: iframe\r\n", from("navigate"));
+        let (status, text) = raw(s.addr(), "GET", target, &framed);
+        assert_eq!(status, 403, "{target}");
+        assert!(text.contains("not frame it"), "{text}");
+        assert!(
+            text.to_ascii_lowercase().contains("x-frame-options: deny"),
+            "{text}"
+        );
+    }
     let tile = format!("/api/tile/height/0/0/0.png?w={W}");
     assert_eq!(raw(s.addr(), "GET", &tile, &from("no-cors")).0, 403);
     // The page's own POST (same origin) and a tool's (no Origin) reach the handler.

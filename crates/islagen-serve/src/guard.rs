@@ -14,12 +14,17 @@
 //!   link to the page): another site's page can neither change anything nor load tiles and
 //!   views (`<img src>`) to tie the server up. Browsers send `Origin` on every POST; tools such
 //!   as curl send neither and are let through.
+//! - **Framing (clickjacking).** A cross-site navigation is let through only as a top-level
+//!   one (`Sec-Fetch-Dest: document`, or none sent): another site cannot load the app, a view
+//!   or a file into an `<iframe>`. Every answer also carries `X-Frame-Options: DENY` and
+//!   `Content-Security-Policy: frame-ancestors 'none'`, so a browser that sends no
+//!   `Sec-Fetch-*` headers still refuses to frame it.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{header, Method};
+use axum::http::{header, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -79,7 +84,8 @@ fn strip_port(authority: &str) -> &str {
     }
 }
 
-/// What a browser says of a request: its `Origin`, `Sec-Fetch-Site` and `Sec-Fetch-Mode`.
+/// What a browser says of a request: its `Origin`, `Sec-Fetch-Site`, `Sec-Fetch-Mode` and
+/// `Sec-Fetch-Dest`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Fetch<'a> {
     /// `Origin`.
@@ -88,6 +94,8 @@ pub struct Fetch<'a> {
     pub site: Option<&'a str>,
     /// `Sec-Fetch-Mode`.
     pub mode: Option<&'a str>,
+    /// `Sec-Fetch-Dest`.
+    pub dest: Option<&'a str>,
 }
 
 /// Why a request is refused, if it is: `host` is its `Host`.
@@ -110,6 +118,12 @@ pub fn refusal(hosts: &Hosts, method: &Method, host: Option<&str>, fetch: Fetch)
         if !navigation {
             return Some(format!(
                 "a {site} request may not change anything here or use the server from another page"
+            ));
+        }
+        if fetch.dest.is_some_and(|d| d != "document") {
+            return Some(format!(
+                "a {site} page may link to this server but not frame it (Sec-Fetch-Dest {:?})",
+                fetch.dest.unwrap_or_default()
             ));
         }
     }
@@ -135,13 +149,21 @@ pub async fn check(State(hosts): State<Arc<Hosts>>, req: Request, next: Next) ->
             origin: h(header::ORIGIN),
             site: h(header::HeaderName::from_static("sec-fetch-site")),
             mode: h(header::HeaderName::from_static("sec-fetch-mode")),
+            dest: h(header::HeaderName::from_static("sec-fetch-dest")),
         };
         refusal(&hosts, req.method(), host, fetch)
     };
-    match why {
+    let mut response = match why {
         Some(why) => ApiError::forbidden(why).into_response(),
         None => next.run(req).await,
-    }
+    };
+    let headers = response.headers_mut();
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("frame-ancestors 'none'"),
+    );
+    response
 }
 
 #[cfg(test)]
@@ -212,6 +234,15 @@ mod tests {
         assert!(refusal(&h, &post, host, site("cross-site", "cors")).is_some());
         // Another site's page may link to the page but not load its tiles or views.
         assert!(refusal(&h, &get, host, site("cross-site", "navigate")).is_none());
+        // ...as a top-level page, not in an iframe.
+        let framed = |dest| Fetch {
+            dest: Some(dest),
+            ..site("cross-site", "navigate")
+        };
+        assert!(refusal(&h, &get, host, framed("document")).is_none());
+        for dest in ["iframe", "frame", "embed", "object"] {
+            assert!(refusal(&h, &get, host, framed(dest)).is_some(), "{dest}");
+        }
         assert!(refusal(&h, &get, host, site("cross-site", "no-cors")).is_some());
         assert!(refusal(&h, &get, host, site("same-site", "no-cors")).is_some());
         assert!(refusal(&h, &get, host, site("same-origin", "no-cors")).is_none());
