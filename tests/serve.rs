@@ -431,6 +431,18 @@ fn bodies_and_coordinates_are_bounded_and_bad_requests_say_why() {
     }
     assert_eq!(get(&s, "api/tile/height/0/0/0.png").status, 400);
     assert_eq!(get(&s, "api/nothing").status, 404);
+    // A route asked with the wrong method: 405, the API's JSON error, and what is allowed.
+    let r = post(&s, "api/worlds", "");
+    assert_eq!(r.status, 405);
+    assert!(
+        r.json()["error"].as_str().unwrap().contains("POST"),
+        "{:?}",
+        r.json()
+    );
+    let (status, text) = raw(s.addr(), "DELETE", "/api/generate", "Host: localhost\r\n");
+    assert_eq!(status, 405);
+    assert!(text.to_ascii_lowercase().contains("allow: post"), "{text}");
+    assert!(text.contains("\"error\""), "{text}");
     let r = get(
         &s,
         &format!("api/view.png?w={W}&layers=height&x0=0&y0=0&x1=512&y1=512&width=5000"),

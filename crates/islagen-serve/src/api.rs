@@ -57,6 +57,13 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/job", get(job))
         .route("/api/job/cancel", post(cancel))
         .fallback(|| async { ApiError::not_found("no such route") })
+        // A known route asked with another method: the API's JSON error (axum adds `Allow`).
+        .method_not_allowed_fallback(|method: axum::http::Method| async move {
+            ApiError::new(
+                axum::http::StatusCode::METHOD_NOT_ALLOWED,
+                format!("{method} is not allowed on this route"),
+            )
+        })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(
             panicked as fn(Box<dyn std::any::Any + Send>) -> Response,
