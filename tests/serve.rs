@@ -414,20 +414,35 @@ fn bodies_and_coordinates_are_bounded_and_bad_requests_say_why() {
     let r = post(&s, "api/preview", "{\"seed\": \"one\"}");
     assert!((400..500).contains(&r.status));
     assert!(r.json()["error"].is_string());
-    for bad in [
+    // Tiles that do not exist: 404.
+    for missing in [
         "api/tile/height/2/4/0.png",
         "api/tile/height/2/0/4.png",
         "api/tile/height/5/0/0.png",
         "api/tile/height/99/0/0.png",
-        "api/tile/height/-1/0/0.png",
-        "api/tile/height/0/0/x.png",
         "api/tile/height/0/0/0.jpg",
         "api/tile/nope/0/0/0.png",
+    ] {
+        let r = get(&s, &format!("{missing}?w={W}"));
+        assert_eq!(r.status, 404, "{missing}");
+        assert!(r.json()["error"].is_string(), "{missing}");
+    }
+    // Malformed coordinates: 400, naming the coordinate (issue 50: these were 404, and +1
+    // passed).
+    for malformed in [
+        "api/tile/height/-1/0/0.png",
+        "api/tile/height/0/0/x.png",
+        "api/tile/height/+1/0/0.png",
+        "api/tile/height/0/+0/0.png",
+        "api/tile/height/0/0/.png",
         "api/tile/height/0/0/99999999999999999999.png",
     ] {
-        let r = get(&s, &format!("{bad}?w={W}"));
-        assert_eq!(r.status, 404, "{bad}");
-        assert!(r.json()["error"].is_string(), "{bad}");
+        let r = get(&s, &format!("{malformed}?w={W}"));
+        assert_eq!(r.status, 400, "{malformed}");
+        assert!(
+            r.json()["error"].as_str().unwrap().contains("tile"),
+            "{malformed}"
+        );
     }
     assert_eq!(get(&s, "api/tile/height/0/0/0.png").status, 400);
     assert_eq!(get(&s, "api/nothing").status, 404);

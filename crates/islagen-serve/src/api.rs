@@ -219,17 +219,36 @@ async fn tile(
     let Query(q) = q?;
     let layer =
         Layer::parse(&layer).ok_or_else(|| ApiError::not_found(format!("no layer {layer:?}")))?;
-    let bad = || ApiError::not_found(format!("bad tile coordinates {z}/{x}/{y}"));
-    let z: u32 = z.parse().map_err(|_| bad())?;
-    let x: u32 = x.parse().map_err(|_| bad())?;
-    let y: u32 = y
-        .strip_suffix(".png")
-        .and_then(|y| y.parse().ok())
-        .ok_or_else(bad)?;
+    // Malformed coordinates are the request's fault (400); well-formed ones past the map or
+    // its zooms name a tile that does not exist (404), as does any other extension.
+    let Some(y_digits) = y.strip_suffix(".png") else {
+        return Err(ApiError::not_found(format!(
+            "no tile {z}/{x}/{y}: tiles are .png"
+        )));
+    };
+    let number = |what: &str, text: &str| {
+        tile_number(text).ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "tile {what} {text:?} is not a whole number 0 ..= {}",
+                u32::MAX
+            ))
+        })
+    };
+    let (z, x, y) = (number("z", &z)?, number("x", &x)?, number("y", y_digits)?);
     if z > MAX_URL_ZOOM {
-        return Err(bad());
+        return Err(ApiError::not_found(format!(
+            "no zoom {z}: the deepest is {MAX_URL_ZOOM}"
+        )));
     }
     blocking(move || tile_png(&s, &q.w, layer, (z, x, y))).await
+}
+
+/// A tile coordinate: ASCII digits only (no sign, no spaces), within u32.
+fn tile_number(text: &str) -> Option<u32> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
 }
 
 async fn thumbnail(
