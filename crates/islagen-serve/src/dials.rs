@@ -116,6 +116,24 @@ pub fn validate(config: &Value, size: u32, seed: i32) -> Result<Config, Vec<KeyE
     };
     let mut errors = Vec::new();
     for (k, v) in object {
+        // The request's own size and seed win; a config that says otherwise is refused rather
+        // than silently overruled (the same value is harmless).
+        let own = match k.as_str() {
+            "MapSize" => Some(("size", i64::from(size))),
+            "WorldSeed" => Some(("seed", i64::from(seed))),
+            _ => None,
+        };
+        if let Some((field, value)) = own {
+            if v.as_i64() != Some(value) {
+                errors.push(key_error(
+                    k,
+                    format!(
+                        "{k} is the request's `{field}` ({value}): give it there, not in config"
+                    ),
+                ));
+            }
+            continue;
+        }
         if !KNOWN_KEYS.contains(&k.as_str()) {
             let hint = islagen::config::suggest_key(k)
                 .map(|s| format!("; did you mean {s}?"))
@@ -296,6 +314,14 @@ mod tests {
         assert_eq!(e[0].key.as_deref(), Some("CraterRadius"));
         let e = validate(&json!({"Erosion": "v9"}), 512, 1).unwrap_err();
         assert_eq!(e[0].key.as_deref(), Some("Erosion"));
+        // MapSize and WorldSeed are the request's: a config that says otherwise is refused.
+        let e = validate(&json!({"MapSize": 8192}), 512, 1).unwrap_err();
+        assert_eq!(e[0].key.as_deref(), Some("MapSize"));
+        assert!(e[0].message.contains("`size` (512)"), "{e:?}");
+        let e = validate(&json!({"WorldSeed": 5}), 512, 1).unwrap_err();
+        assert_eq!(e[0].key.as_deref(), Some("WorldSeed"));
+        let same = validate(&json!({"MapSize": 512, "WorldSeed": 1}), 512, 1).unwrap();
+        assert_eq!((same.map_size, same.world_seed), (512, 1));
         let e = validate(&json!({"CraterRadiu": 5}), 512, 1).unwrap_err();
         assert!(e[0].message.contains("CraterRadius"));
         let c = validate(&json!({"CraterRadius": 80}), 512, 9).unwrap();
