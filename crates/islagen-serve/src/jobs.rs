@@ -6,6 +6,12 @@
 //! is renamed into place as `gen-<seed>-<size>` (or `…-2`, `…-3` when taken), with the
 //! ServerConfig.json that reproduces it; on failure or cancel it is removed.
 //!
+//! A job's folder is named so that no earlier server's can collide with it
+//! (`.islagen-job-<n>-<pid>-<nanoseconds>`), and the server holds a lock on `<folder>.lock`
+//! while the job runs; at start every job folder whose lock no live server holds is removed
+//! (the kernel drops a killed server's locks), as is one from a lock-less older server whose
+//! PID is gone or is this server's own (a container's PID 1, restarted).
+//!
 //! Guarantees: at most one job runs (a second is refused with 409 and what runs); the config is
 //! validated exactly as the preview's before anything starts; cancelling kills the child and
 //! returns only once its folder is gone, so nothing partial is ever left or listed (hidden
@@ -154,9 +160,8 @@ impl Jobs {
         let checked = validate(&config, req.size, req.seed).map_err(ApiError::refused)?;
         let seed = islagen::seed::resolve(checked.world_seed);
         let n = j.n + 1;
-        let tmp = root.join(format!(".islagen-job-{n}-{}", std::process::id()));
         let io = |e: std::io::Error| ApiError::internal(format!("starting the job: {e}"));
-        std::fs::create_dir(&tmp).map_err(io)?;
+        let (tmp, held) = create_job_dir(root, n).map_err(io)?;
         let mut file_config = config.as_object().cloned().unwrap_or_default();
         file_config.insert("MapSize".into(), json!(req.size));
         file_config.insert("WorldSeed".into(), json!(seed));
@@ -205,7 +210,7 @@ impl Jobs {
         let (spawned_tx, spawned) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
             .name(format!("job-{n}"))
-            .spawn(move || run_job(shared, command, spawned_tx, tmp, root, final_name));
+            .spawn(move || run_job(shared, command, spawned_tx, (tmp, held), root, final_name));
         let started = match thread {
             Ok(_) => spawned
                 .recv()
@@ -250,7 +255,7 @@ fn run_job(
     shared: Arc<(Mutex<Job>, Condvar)>,
     mut command: Command,
     spawned: std::sync::mpsc::Sender<std::io::Result<()>>,
-    tmp: PathBuf,
+    (tmp, held): (PathBuf, JobLock),
     root: PathBuf,
     final_name: String,
 ) {
@@ -271,7 +276,7 @@ fn run_job(
         j.child = Some(child);
     }
     let _ = spawned.send(Ok(()));
-    watch(shared, stdout, stderr, tmp, root, final_name);
+    watch(shared, stdout, stderr, (tmp, held), root, final_name);
 }
 
 /// Asks Linux to kill the child when the thread that started it ends.
@@ -299,7 +304,7 @@ fn watch(
     shared: Arc<(Mutex<Job>, Condvar)>,
     stdout: Option<std::process::ChildStdout>,
     stderr: Option<std::process::ChildStderr>,
-    tmp: PathBuf,
+    (tmp, held): (PathBuf, JobLock),
     root: PathBuf,
     final_name: String,
 ) {
@@ -374,6 +379,9 @@ fn watch(
     if !(placing && outcome.is_err()) {
         let _ = std::fs::remove_dir_all(&tmp);
     }
+    // The folder is placed, kept or gone: its lock (and lock file) go before anyone hears the
+    // job ended, so nothing of it is left when a cancel returns.
+    drop(held);
     let mut j = lock();
     j.child = None;
     match outcome {
@@ -387,28 +395,111 @@ fn watch(
     shared.1.notify_all();
 }
 
-/// Removes the temporary folders of jobs whose server is gone (a server stopped by a signal
-/// cannot clean up): `.islagen-job-<n>-<pid>` in `root` whose process no longer exists. Only
-/// where processes can be looked up (`/proc`); elsewhere nothing is removed.
-pub fn remove_stale(root: &Path) {
-    if !Path::new("/proc/self").exists() {
-        return;
+/// The lock a live server holds on each of its job folders, `<folder>.lock` beside it (flock,
+/// released by the kernel when the server dies however it dies); dropping it removes the file.
+#[derive(Debug)]
+struct JobLock {
+    _file: std::fs::File,
+    path: PathBuf,
+}
+
+impl Drop for JobLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
     }
+}
+
+/// Creates job `n`'s folder in `root` under a name no earlier server's folder can hold
+/// (`.islagen-job-<n>-<pid>-<nanoseconds, hex>`, the next free one when taken), its lock taken
+/// first, so a folder without a held lock is never a live job's.
+fn create_job_dir(root: &Path, n: u64) -> std::io::Result<(PathBuf, JobLock)> {
+    use std::io::ErrorKind::AlreadyExists;
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    for k in 0..1000u128 {
+        let name = format!(".islagen-job-{n}-{}-{:x}", std::process::id(), stamp + k);
+        let path = root.join(format!("{name}.lock"));
+        let file = match std::fs::File::create_new(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == AlreadyExists => continue,
+            Err(e) => return Err(e),
+        };
+        let lock = JobLock { _file: file, path };
+        if !try_flock(&lock._file) {
+            return Err(std::io::Error::other(
+                "could not lock a new job folder's lock file",
+            ));
+        }
+        match std::fs::create_dir(root.join(&name)) {
+            Ok(()) => return Ok((root.join(name), lock)),
+            Err(e) if e.kind() == AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("no free job folder name"))
+}
+
+/// Takes an exclusive `flock` on `file` without waiting; whether it was taken. (The lock is
+/// the open file's: the kernel drops it when the file is closed or its process dies.)
+#[cfg(unix)]
+fn try_flock(file: &std::fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock only reads the descriptor, which `file` keeps open for the call.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+#[cfg(not(unix))]
+fn try_flock(_: &std::fs::File) -> bool {
+    true
+}
+
+/// Whether job folder `dir` belongs to no live server: its lock (`<dir>.lock`) can be taken, or
+/// it has none and was made by a server that locked nothing (`.islagen-job-<n>-<pid>`) whose
+/// process is gone — or has this server's own PID, which before this server's first job can
+/// only be an earlier server's (a container's PID 1 restarted).
+fn stale(dir: &Path, name: &str) -> bool {
+    let lock = dir.with_file_name(format!("{name}.lock"));
+    if let Ok(file) = std::fs::OpenOptions::new().write(true).open(&lock) {
+        return try_flock(&file);
+    }
+    let pid = name
+        .strip_prefix(".islagen-job-")
+        .and_then(|rest| rest.rsplit('-').next())
+        .and_then(|pid| pid.parse::<u32>().ok());
+    match pid {
+        Some(pid) if pid == std::process::id() => true,
+        Some(pid) => {
+            Path::new("/proc/self").exists() && !Path::new(&format!("/proc/{pid}")).exists()
+        }
+        None => true,
+    }
+}
+
+/// Removes, at start, the folders (and lock files) of jobs no live server holds: a server
+/// stopped by a signal cannot clean up. A folder holding a finished world that could not be
+/// placed ([`KEPT`]) stays.
+pub fn remove_stale(root: &Path) {
     let Ok(entries) = std::fs::read_dir(root) else {
         return;
     };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let pid = name
-            .strip_prefix(".islagen-job-")
-            .and_then(|rest| rest.rsplit('-').next())
-            .and_then(|pid| pid.parse::<u32>().ok());
-        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-        let kept = e.path().join(KEPT).exists();
-        if let Some(pid) = pid.filter(|_| is_dir && !kept) {
-            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-                let _ = std::fs::remove_dir_all(e.path());
+        let path = e.path();
+        if !name.starts_with(".islagen-job-") {
+            continue;
+        }
+        if let Some(dir_name) = name.strip_suffix(".lock") {
+            // A lock whose folder is gone: removed once no one holds it.
+            if !root.join(dir_name).exists() && stale(&root.join(dir_name), dir_name) {
+                let _ = std::fs::remove_file(&path);
             }
+            continue;
+        }
+        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && !path.join(KEPT).exists() && stale(&path, &name) {
+            let _ = std::fs::remove_dir_all(&path);
+            let _ = std::fs::remove_file(root.join(format!("{name}.lock")));
         }
     }
 }
@@ -539,5 +630,38 @@ mod tests {
         let dat = place_or_keep(&tmp, root, "gen-1-256").unwrap();
         assert_eq!(dat, root.join("gen-1-256-7/MapData_Seed_1.dat"));
         assert!(!root.join("gen-1-256-7").join(KEPT).exists());
+    }
+
+    /// A restart always recovers (issue 50): a job folder left by a server with this very PID
+    /// (PID 1 in a container, killed and started again) is stale, and so is one whose lock no
+    /// one holds (its server was killed); one whose lock a live server holds is kept; two jobs
+    /// numbered alike never collide; and a job's lock file goes when it ends.
+    #[test]
+    fn job_folders_are_held_by_their_lock_and_a_same_pid_leftover_is_cleaned() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        // An older server's folder with this process's PID: the simulated collision.
+        let same_pid = root.join(format!(".islagen-job-1-{}", std::process::id()));
+        std::fs::create_dir(&same_pid).unwrap();
+        std::fs::write(same_pid.join("MapData_Seed_1.dat.tmp"), b"partial").unwrap();
+        // A killed server's job: its folder and its lock file, which no one locks any more.
+        let killed = root.join(".islagen-job-1-7-abc");
+        std::fs::create_dir(&killed).unwrap();
+        std::fs::write(root.join(".islagen-job-1-7-abc.lock"), b"").unwrap();
+        // Two live jobs numbered alike.
+        let (live, held) = create_job_dir(root, 1).unwrap();
+        let (other, other_held) = create_job_dir(root, 1).unwrap();
+        assert_ne!(live, other, "two jobs numbered 1 got one folder");
+        remove_stale(root);
+        assert!(!same_pid.exists(), "the same-PID leftover is cleaned");
+        assert!(!killed.exists(), "the killed server's folder is cleaned");
+        assert!(!root.join(".islagen-job-1-7-abc.lock").exists());
+        assert!(
+            live.exists() && other.exists(),
+            "held jobs' folders are kept"
+        );
+        let lock_path = held.path.clone();
+        drop((held, other_held));
+        assert!(!lock_path.exists(), "the lock file goes with the job");
     }
 }
