@@ -62,6 +62,8 @@ fn fixture() -> &'static Fixture {
         std::fs::write(dir.path().join("secret.dat"), &bytes).unwrap();
         std::os::unix::fs::symlink(dir.path().join("secret.dat"), root.join("escape.dat")).unwrap();
         std::os::unix::fs::symlink(dir.path(), root.join("up")).unwrap();
+        std::os::unix::fs::symlink(root.join(W), root.join("alias.dat")).unwrap();
+        std::os::unix::fs::symlink(root.join("nowhere.dat"), root.join("dangling.dat")).unwrap();
         Fixture { _dir: dir, root }
     })
 }
@@ -201,7 +203,30 @@ fn the_world_list_names_worlds_sweeps_and_hostile_files() {
         bad["error"].as_str().unwrap().contains("truncated"),
         "{bad}"
     );
-    assert!(find("escape.dat").is_none(), "a symlink out is not listed");
+    // Symlinked blueprints are never dropped silently (issue 50): one to a file inside DIR is
+    // that blueprint; one out of DIR, or to nothing, is listed with why it is not served.
+    let alias = find("alias.dat").expect("a symlink inside DIR is listed");
+    assert_eq!(
+        (&alias["map_size"], &alias["error"]),
+        (&json!(512), &Value::Null)
+    );
+    let escape = find("escape.dat").expect("a symlink out is listed");
+    assert!(
+        escape["error"]
+            .as_str()
+            .unwrap()
+            .contains("out of the served folder"),
+        "{escape}"
+    );
+    assert_eq!(
+        (&escape["map_size"], &escape["bytes"]),
+        (&Value::Null, &json!(0))
+    );
+    let dangling = find("dangling.dat").expect("a dangling symlink is listed");
+    assert!(
+        dangling["error"].as_str().unwrap().contains("dangling"),
+        "{dangling}"
+    );
     assert!(!worlds
         .iter()
         .any(|w| w["id"].as_str().unwrap().starts_with("up/")));

@@ -4,8 +4,9 @@
 //! Guarantees: listing reads at most [`HEADER_PROBE_LEN`] bytes of a blueprint (the header and
 //! the start of PRMS, checked by the engine's reader, [`blueprint::read_header`]), so it stays
 //! cheap at any MapSize; a file whose header is not a blueprint's, or that is shorter than its
-//! MapSize needs, is listed with `error` set (the reader's rule and byte). Symlinks are not
-//! followed, hidden entries (a running job's temporary folder) are skipped, and at most
+//! MapSize needs, is listed with `error` set (the reader's rule and byte). Symlinked folders are
+//! not followed; a symlinked `*.dat` is listed as its blueprint when it resolves to a file inside
+//! DIR, and otherwise with `error` saying why it is not served. Hidden entries (a running job's temporary folder) are skipped, and at most
 //! [`MAX_ENTRIES`] directory entries and [`MAX_SWEEP_ROWS`] rows of a sweep table are read (a
 //! table whose header is over [`MAX_SWEEP_HEADER`] bytes is not listed), and at most
 //! [`MAX_SWEEP_BYTES`] of sweep tables in all; a table's column names are held once (its rows
@@ -169,12 +170,38 @@ fn walk(
             if let Some(e) = world_entry(root, &path) {
                 worlds.push(e);
             }
+        } else if kind.is_symlink() && name.ends_with(".dat") {
+            worlds.extend(link_entry(root, &path));
         }
     }
     subdirs.sort();
     for d in subdirs {
         walk(root, &d, depth + 1, budget, worlds, sweeps);
     }
+}
+
+/// The list entry of a symlink named `*.dat`: the blueprint's when the link resolves to a file
+/// inside DIR (it opens by its name), otherwise an entry whose `error` says why it is not
+/// served, so the list never drops it silently.
+fn link_entry(root: &Path, path: &Path) -> Option<WorldEntry> {
+    let why = match fs::canonicalize(path) {
+        Ok(target) if target.starts_with(root) && target.is_file() => {
+            return world_entry(root, path);
+        }
+        Ok(target) if target.starts_with(root) => "a symbolic link to something not a file",
+        Ok(_) => "a symbolic link out of the served folder: not served",
+        Err(_) => "a symbolic link to nothing (dangling): not served",
+    };
+    Some(WorldEntry {
+        id: id_of(root, path)?,
+        name: path.file_name()?.to_string_lossy().into_owned(),
+        map_size: None,
+        seed: None,
+        format: None,
+        bytes: 0,
+        modified: 0,
+        error: Some(why.into()),
+    })
 }
 
 /// The list entry of one blueprint file.
