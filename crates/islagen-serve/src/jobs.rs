@@ -478,7 +478,7 @@ fn stale(dir: &Path, name: &str) -> bool {
 
 /// Removes, at start, the folders (and lock files) of jobs no live server holds: a server
 /// stopped by a signal cannot clean up. A folder holding a finished world that could not be
-/// placed ([`KEPT`]) stays.
+/// placed (marked `NOT-PLACED.txt`) stays.
 pub fn remove_stale(root: &Path) {
     let Ok(entries) = std::fs::read_dir(root) else {
         return;
