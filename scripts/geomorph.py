@@ -399,7 +399,8 @@ def river_heads(riv, f, h, k=2):
 
 
 def read_massif_weight(splat_dir):
-    """plateau + mountain + snow splat weight (0..255 per pixel, uint16)."""
+    """plateau + mountain + snow splat weight (0..255 per pixel, uint16); scripts/playability.py
+    reads it from here too."""
     from PIL import Image
 
     Image.MAX_IMAGE_PIXELS = None  # 32768^2 splats are legitimate
@@ -648,14 +649,20 @@ def summary(o, name=""):
     return "\n".join(lines)
 
 
-def _finite(v):
-    """NaN -> null, so the JSON is standard."""
+def json_safe(v):
+    """NaN -> null, numpy scalars -> Python, so the JSON is standard (scripts/playability.py
+    uses it too)."""
     if isinstance(v, dict):
-        return {k: _finite(x) for k, x in v.items()}
+        return {k: json_safe(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return [_finite(x) for x in v]
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
+        return [json_safe(x) for x in v]
+    if isinstance(v, np.bool_):
+        return bool(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        return v if math.isfinite(v) else None
     return v
 
 
@@ -709,7 +716,7 @@ def main(argv=None):
     print(summary(o, os.path.basename(a.tiff)))
     if a.json:
         with open(a.json, "w") as fh:
-            json.dump(_finite(o), fh, indent=1)
+            json.dump(json_safe(o), fh, indent=1)
     return o
 
 

@@ -78,6 +78,8 @@ import tifffile  # noqa: E402
 from PIL import Image  # noqa: E402
 from scipy import ndimage  # noqa: E402
 
+from geomorph import json_safe, read_massif_weight  # noqa: E402  (scripts/ is on the path)
+
 WORLD_M = 8192.0
 BAND = 512  # rows per band of the full-size computations
 TIERS = ["capitol", "hub", "village", "outpost", "poi"]
@@ -353,13 +355,7 @@ def steep_figure(h, slope):
 
 
 def read_massif(splat_dir, h):
-    s1 = np.asarray(Image.open(os.path.join(splat_dir, "splat_1.png")).convert("RGBA"))
-    w = s1[:, :, 2].astype(np.uint16)
-    w += s1[:, :, 3]
-    del s1
-    s2 = np.asarray(Image.open(os.path.join(splat_dir, "splat_2.png")).convert("RGBA"))
-    w += s2[:, :, 0]
-    del s2
+    w = read_massif_weight(splat_dir)
     if w.shape != h.shape:
         sys.exit(f"playability: splat is {w.shape}, heights {h.shape}")
     m = w >= MASSIF_W
@@ -499,22 +495,6 @@ def summary(o, name=""):
     return "\n".join(lines)
 
 
-def _finite(v):
-    """NaN -> null, numpy scalars -> Python, so the JSON is standard."""
-    if isinstance(v, dict):
-        return {k: _finite(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_finite(x) for x in v]
-    if isinstance(v, (np.bool_,)):
-        return bool(v)
-    if isinstance(v, np.integer):
-        return int(v)
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        return v if math.isfinite(v) else None
-    return v
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tiff", required=True, help="float32 GeoTIFF of metres above sea")
@@ -568,7 +548,7 @@ def main(argv=None):
     print(summary(o, os.path.basename(a.tiff)))
     if a.json:
         with open(a.json, "w") as fh:
-            json.dump(_finite(o), fh, indent=1)
+            json.dump(json_safe(o), fh, indent=1)
     return o
 
 
