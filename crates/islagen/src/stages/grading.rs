@@ -139,14 +139,33 @@ struct Moved {
     fill_m: f32,
 }
 
-/// The town's pixel window within `radius_m`, clamped to the map: its x and y ranges.
-fn window(town: &Town, n: usize, radius_m: f32) -> [std::ops::Range<usize>; 2] {
-    let r = radius_m * n as f32 / WORLD_SIZE_M;
-    [town.x, town.y].map(|c| {
+/// Calls `visit(x, y, dx, dy, r)` for each pixel whose centre lies within `radius_m` of the
+/// town (the edge included), clamped to the map, in scan order: the offsets and distance in
+/// metres.
+fn around(
+    town: &Town,
+    n: usize,
+    radius_m: f32,
+    mut visit: impl FnMut(usize, usize, f32, f32, f32),
+) {
+    let px_m = WORLD_SIZE_M / n as f32;
+    let [xs, ys] = [town.x, town.y].map(|c| {
+        let r = radius_m / px_m;
         let lo = (c - r).floor().max(0.0) as usize;
-        let hi = ((c + r).ceil() as usize).min(n);
-        lo..hi
-    })
+        lo..((c + r).ceil() as usize).min(n)
+    });
+    for x in xs {
+        for y in ys.clone() {
+            let (dx, dy) = (
+                (x as f32 + 0.5 - town.x) * px_m,
+                (y as f32 + 0.5 - town.y) * px_m,
+            );
+            let r = dx.hypot(dy);
+            if r <= radius_m {
+                visit(x, y, dx, dy, r);
+            }
+        }
+    }
 }
 
 /// A plane about a town, in metres: `level + gx · dx + gy · dy` at offset (dx, dy) metres.
@@ -173,34 +192,26 @@ fn plane(
     max_slope: f32,
 ) -> Plane {
     let n = heights.dim().0;
-    let px_m = WORLD_SIZE_M / n as f32;
-    let [xs, ys] = window(town, n, radius_m);
     // Sums in f64 in scan order: the same plane whatever runs beside it.
     let (mut s, mut sx, mut sy, mut sxx, mut syy, mut sxy, mut sz, mut sxz, mut syz) = (
         0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64,
     );
-    for x in xs {
-        for y in ys.clone() {
-            let (dx, dy) = (
-                (x as f32 + 0.5 - town.x) * px_m,
-                (y as f32 + 0.5 - town.y) * px_m,
-            );
-            if dx.hypot(dy) > radius_m || water_ids[[x, y]] != 0 {
-                continue;
-            }
-            let (dx, dy) = (f64::from(dx), f64::from(dy));
-            let z = f64::from(heights[[x, y]] * METRES_PER_RAW);
-            s += 1.0;
-            sx += dx;
-            sy += dy;
-            sxx += dx * dx;
-            syy += dy * dy;
-            sxy += dx * dy;
-            sz += z;
-            sxz += dx * z;
-            syz += dy * z;
+    around(town, n, radius_m, |x, y, dx, dy, _| {
+        if water_ids[[x, y]] != 0 {
+            return;
         }
-    }
+        let (dx, dy) = (f64::from(dx), f64::from(dy));
+        let z = f64::from(heights[[x, y]] * METRES_PER_RAW);
+        s += 1.0;
+        sx += dx;
+        sy += dy;
+        sxx += dx * dx;
+        syy += dy * dy;
+        sxy += dx * dy;
+        sz += z;
+        sxz += dx * z;
+        syz += dy * z;
+    });
     if s == 0.0 {
         let (x, y) = ((town.x as usize).min(n - 1), (town.y as usize).min(n - 1));
         return Plane {
@@ -243,34 +254,25 @@ fn grade_one(
     max_slope: f32,
 ) -> Moved {
     let n = heights.dim().0;
-    let px_m = WORLD_SIZE_M / n as f32;
     let plane = plane(heights, town, water_ids, p.pad_m, max_slope * p.pad_share);
     let mut moved = Moved::default();
-    let [xs, ys] = window(town, n, p.reach_m);
-    for x in xs {
-        for y in ys.clone() {
-            let (dx, dy) = (
-                (x as f32 + 0.5 - town.x) * px_m,
-                (y as f32 + 0.5 - town.y) * px_m,
-            );
-            let r = dx.hypot(dy);
-            if r >= p.reach_m || water_ids[[x, y]] != 0 || keep(x, y) {
-                continue;
-            }
-            let m = heights[[x, y]] * METRES_PER_RAW;
-            let (centre, bound) = (plane.at(dx, dy), p.bound(max_slope, r));
-            let floor = (sea.at(y) * METRES_PER_RAW + p.sea_margin_m).min(m);
-            let target = m.clamp(centre - bound, centre + bound).max(floor);
-            let weight = smoothstep(0.0, p.fade_m, p.reach_m - r);
-            let change = weight * (target - m);
-            if change.abs() > 0.01 {
-                moved.pixels += 1;
-                moved.cut_m = moved.cut_m.max(-change);
-                moved.fill_m = moved.fill_m.max(change);
-                heights[[x, y]] = (m + change) / METRES_PER_RAW;
-            }
+    around(town, n, p.reach_m, |x, y, dx, dy, r| {
+        if r >= p.reach_m || water_ids[[x, y]] != 0 || keep(x, y) {
+            return;
         }
-    }
+        let m = heights[[x, y]] * METRES_PER_RAW;
+        let (centre, bound) = (plane.at(dx, dy), p.bound(max_slope, r));
+        let floor = (sea.at(y) * METRES_PER_RAW + p.sea_margin_m).min(m);
+        let target = m.clamp(centre - bound, centre + bound).max(floor);
+        let weight = smoothstep(0.0, p.fade_m, p.reach_m - r);
+        let change = weight * (target - m);
+        if change.abs() > 0.01 {
+            moved.pixels += 1;
+            moved.cut_m = moved.cut_m.max(-change);
+            moved.fill_m = moved.fill_m.max(change);
+            heights[[x, y]] = (m + change) / METRES_PER_RAW;
+        }
+    });
     moved
 }
 
@@ -356,15 +358,11 @@ mod tests {
             tier: TownTier::Village,
             is_highway_node: false,
         }];
-        let stats = grade(
-            &mut h,
-            &towns,
-            &water,
-            &sea,
-            &crater_far(),
-            &GradingParams::new(0.0),
-            |_| 0.15,
-        );
+        let village = |h: &mut Array2<f32>| {
+            let p = GradingParams::new(0.0);
+            grade(h, &towns, &water, &sea, &crater_far(), &p, |_| 0.15)
+        };
+        let stats = village(&mut h);
         assert_eq!(stats.pixels_moved, 0, "{stats:?}");
         assert_eq!(h, before);
         // A town on a bluff above the shore: the cut stops at the sea margin.
@@ -375,15 +373,7 @@ mod tests {
                 0.1 + 30.0 / METRES_PER_RAW
             }
         });
-        grade(
-            &mut cliff,
-            &towns,
-            &water,
-            &sea,
-            &crater_far(),
-            &GradingParams::new(0.0),
-            |_| 0.15,
-        );
+        village(&mut cliff);
         assert!(cliff.iter().all(|&v| v >= 0.1), "cut below the sea");
     }
 }
