@@ -399,7 +399,7 @@ fn watch(
 /// released by the kernel when the server dies however it dies); dropping it removes the file.
 #[derive(Debug)]
 struct JobLock {
-    _file: std::fs::File,
+    file: std::fs::File,
     path: PathBuf,
 }
 
@@ -425,8 +425,8 @@ fn create_job_dir(root: &Path, n: u64) -> std::io::Result<(PathBuf, JobLock)> {
             Err(e) if e.kind() == AlreadyExists => continue,
             Err(e) => return Err(e),
         };
-        let lock = JobLock { _file: file, path };
-        if !try_flock(&lock._file) {
+        let lock = JobLock { file, path };
+        if !try_flock(&lock.file) {
             return Err(std::io::Error::other(
                 "could not lock a new job folder's lock file",
             ));
