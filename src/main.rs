@@ -95,21 +95,7 @@ enum Command {
     #[command(subcommand)]
     Starmade(StarmadeCommand),
     /// Explore the worlds in a folder in a browser, and tune the dials with a live preview.
-    Serve {
-        /// The world folder (blueprints, sweeps, exports).
-        #[arg(default_value = ".")]
-        dir: PathBuf,
-        /// Port to listen on (0: any free port).
-        #[arg(long, default_value_t = islagen_serve::DEFAULT_PORT)]
-        port: u16,
-        /// Address to listen on; anything but loopback shares the folder on the network.
-        #[arg(long, default_value = "127.0.0.1")]
-        bind: std::net::IpAddr,
-        /// A host name the browser may reach the server by, besides localhost and the bound
-        /// address (repeatable): requests naming any other Host are refused.
-        #[arg(long = "allow-host", value_name = "NAME")]
-        allow_host: Vec<String>,
-    },
+    Serve(ServeArgs),
     /// The ServerConfig.json keys islagen reads: default, range, unit and meaning of each.
     Config {
         /// List every key (what `islagen config` does with no option).
@@ -132,6 +118,58 @@ enum Command {
         #[arg(long)]
         v1: bool,
     },
+}
+
+/// `islagen serve`'s flags.
+#[derive(clap::Args, Debug)]
+struct ServeArgs {
+    /// The world folder (blueprints, sweeps, exports).
+    #[arg(default_value = ".")]
+    dir: PathBuf,
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = islagen_serve::DEFAULT_PORT)]
+    port: u16,
+    /// Address to listen on; anything but loopback shares the folder on the network.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: std::net::IpAddr,
+    /// A host name the browser may reach the server by, besides localhost and the bound
+    /// address (repeatable): requests naming any other Host are refused.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allow_host: Vec<String>,
+    /// Most MiB the tile cache holds (PNGs, keys and entries counted).
+    #[arg(long, value_name = "MIB", default_value_t = islagen_serve::DEFAULT_CACHE_MIB)]
+    cache_mib: u64,
+    /// Most MiB the loaded worlds hold beyond the one in use (a v1 world of 8192 holds 320 MiB,
+    /// a v2 one under 0.1 MiB: its grids stay in the file).
+    #[arg(long, value_name = "MIB", default_value_t = islagen_serve::DEFAULT_WORLD_MIB)]
+    world_mib: u64,
+    /// Most worlds held loaded.
+    #[arg(long, value_name = "N", default_value_t = islagen_serve::DEFAULT_MAX_WORLDS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
+    max_worlds: usize,
+    /// Most connections open at once; past it new ones wait to be accepted.
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65536))]
+    max_connections: usize,
+    /// Seconds a connection has to send a request's head before it is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    header_timeout: u64,
+}
+
+impl ServeArgs {
+    /// The server's options.
+    fn options(&self) -> islagen_serve::ServeOptions {
+        let mib = |m: u64| m.saturating_mul(1 << 20);
+        let mut opts =
+            islagen_serve::ServeOptions::new(self.dir.clone(), (self.bind, self.port).into());
+        opts.allowed_hosts = self.allow_host.clone();
+        opts.max_tile_bytes = usize::try_from(mib(self.cache_mib)).unwrap_or(usize::MAX);
+        opts.max_world_bytes = mib(self.world_mib);
+        opts.max_worlds = self.max_worlds;
+        opts.limits = islagen_serve::listen::Limits {
+            header_timeout: std::time::Duration::from_secs(self.header_timeout),
+            max_connections: self.max_connections,
+        };
+        opts
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -483,12 +521,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Sweep(sweep)) => run_sweep(sweep, cli.quiet),
-        Some(Command::Serve {
-            dir,
-            port,
-            bind,
-            allow_host,
-        }) => serve(dir, port, bind, allow_host),
+        Some(Command::Serve(args)) => serve(&args),
         Some(Command::IslandCode(cmd)) => island_code(cmd),
         Some(Command::Structures(cmd)) => structures(cmd),
         Some(Command::Starmade(cmd)) => starmade(cmd),
@@ -890,23 +923,17 @@ fn island_code(cmd: IslandCodeCommand) -> Result<ExitCode> {
 }
 
 /// `islagen serve`: prints the URL (and a warning off loopback), then serves until stopped.
-fn serve(
-    dir: PathBuf,
-    port: u16,
-    bind: std::net::IpAddr,
-    allow_host: Vec<String>,
-) -> Result<ExitCode> {
-    let mut opts = islagen_serve::ServeOptions::new(dir.clone(), (bind, port).into());
-    opts.allowed_hosts = allow_host;
-    let server = islagen_serve::start(opts)?;
-    if !bind.is_loopback() {
+fn serve(args: &ServeArgs) -> Result<ExitCode> {
+    let server = islagen_serve::start(args.options())?;
+    if !args.bind.is_loopback() {
         eprintln!(
-            "warning: listening on {bind}: anyone who can reach this machine on port {} can browse {} and start generations",
+            "warning: listening on {}: anyone who can reach this machine on port {} can browse {} and start generations",
+            args.bind,
             server.addr().port(),
-            dir.display()
+            args.dir.display()
         );
     }
-    println!("serving {} at {}", dir.display(), server.url());
+    println!("serving {} at {}", args.dir.display(), server.url());
     islagen_serve::serve_until_signal(server).context("waiting for a stop signal")?;
     Ok(ExitCode::SUCCESS)
 }

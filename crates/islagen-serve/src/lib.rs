@@ -26,6 +26,7 @@ pub mod error;
 pub mod grids;
 pub mod guard;
 pub mod jobs;
+pub mod listen;
 pub mod meta;
 pub mod paths;
 pub mod preview;
@@ -40,6 +41,15 @@ use std::sync::Arc;
 /// The default port.
 pub const DEFAULT_PORT: u16 = 8765;
 
+/// Most worlds held loaded, by default.
+pub const DEFAULT_MAX_WORLDS: usize = 8;
+/// The world cache's budget by default, MiB: six v1 worlds of 8192 (a v1 world is read whole:
+/// 320 MiB held at 8192, 5 bytes a pixel) beside the one in use, or [`DEFAULT_MAX_WORLDS`] v2
+/// ones (a v2 world's grids stay in its file: under 0.1 MiB held at 8192).
+pub const DEFAULT_WORLD_MIB: u64 = 2048;
+/// The tile cache's bound by default, MiB.
+pub const DEFAULT_CACHE_MIB: u64 = 256;
+
 /// How to serve.
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
@@ -49,13 +59,16 @@ pub struct ServeOptions {
     pub bind: SocketAddr,
     /// The `islagen` binary generation jobs run (the current executable by default).
     pub exe: Option<PathBuf>,
-    /// Most worlds held loaded.
+    /// Most worlds held loaded (`--max-worlds`).
     pub max_worlds: usize,
     /// Most bytes the cached and loading worlds hold (grids, roads, rivers, towns), beyond the
-    /// world in use.
+    /// world in use (`--world-mib`).
     pub max_world_bytes: u64,
-    /// Most bytes of encoded tiles cached.
+    /// Most bytes the tile cache holds, PNGs, keys and entries counted (`--cache-mib`).
     pub max_tile_bytes: usize,
+    /// The deadline for a request's head and the most connections open at once
+    /// (`--header-timeout`, `--max-connections`).
+    pub limits: listen::Limits,
     /// Host names served besides loopback and the bound address (`--allow-host`).
     pub allowed_hosts: Vec<String>,
     /// Read every world whole, grids in memory, as before they were read by position (the
@@ -70,9 +83,10 @@ impl ServeOptions {
             dir,
             bind,
             exe: None,
-            max_worlds: 4,
-            max_world_bytes: 4 << 30,
-            max_tile_bytes: 256 << 20,
+            max_worlds: DEFAULT_MAX_WORLDS,
+            max_world_bytes: DEFAULT_WORLD_MIB << 20,
+            max_tile_bytes: (DEFAULT_CACHE_MIB as usize) << 20,
+            limits: listen::Limits::default(),
             allowed_hosts: Vec::new(),
             grids_in_memory: false,
         }
@@ -233,16 +247,15 @@ pub fn start(opts: ServeOptions) -> Result<Server, ServeError> {
         Arc::new(guard::Hosts::new(addr, &opts.allowed_hosts)),
         guard::check,
     ));
+    let limits = opts.limits;
     let thread = std::thread::Builder::new()
         .name("serve".into())
         .spawn(move || {
             runtime.block_on(async move {
-                let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
+                listen::serve(listener, app, limits, async move {
                     let _ = stopped.await;
-                });
-                if let Err(e) = serve.await {
-                    tracing::error!("server stopped: {e}");
-                }
+                })
+                .await;
             });
             runtime.shutdown_timeout(std::time::Duration::from_secs(2));
         })
