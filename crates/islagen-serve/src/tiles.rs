@@ -534,9 +534,10 @@ fn towns(world: &World, win: &Window) -> Pixels {
     out
 }
 
-/// Encodes pixels as a PNG (fast deflate).
+/// Encodes pixels as a PNG (fast deflate), in a buffer of the PNG's own length: a cached
+/// overlay tile of 2 KB holds 2 KB, not the 64 KiB the encoder grew into.
 pub fn encode(p: &Pixels) -> Result<Vec<u8>, png::EncodingError> {
-    let mut bytes = Vec::with_capacity(p.width * p.height);
+    let mut bytes = Vec::with_capacity(4096);
     {
         let mut enc = png::Encoder::new(&mut bytes, p.width as u32, p.height as u32);
         enc.set_color(if p.channels == 4 {
@@ -550,6 +551,7 @@ pub fn encode(p: &Pixels) -> Result<Vec<u8>, png::EncodingError> {
         w.write_image_data(&p.data)?;
         w.finish()?;
     }
+    bytes.shrink_to_fit();
     Ok(bytes)
 }
 
@@ -587,7 +589,27 @@ pub struct TileKey {
 
 type Lru = lru::LruCache<TileKey, std::sync::Arc<Vec<u8>>>;
 
-/// Encoded tiles, least recently used dropped first, bounded in bytes.
+/// What one cached tile costs besides its PNG's buffer and its key's path, bytes: the LRU's
+/// boxed node (the key, the `Arc` pointer and two links), the `Arc`'s block (two counts and the
+/// `Vec`), the hash table's slot at its lowest load factor (half full after it doubles: two
+/// words at a load of 7/16), and 16 bytes of allocator header and rounding on each of the four
+/// allocations (the node, the `Arc`, the PNG and the path). Held ≥ the allocator's view by `tests/tile_cache_bytes.rs`.
+pub const TILE_ENTRY_OVERHEAD: usize = std::mem::size_of::<TileKey>()
+    + 3 * std::mem::size_of::<usize>()
+    + 2 * std::mem::size_of::<usize>()
+    + std::mem::size_of::<Vec<u8>>()
+    + 16 * 2 * std::mem::size_of::<usize>() / 7
+    + 4 * 16;
+
+/// Bytes one cached tile holds: the PNG's buffer (its capacity), the key's path, and
+/// [`TILE_ENTRY_OVERHEAD`].
+pub fn tile_entry_bytes(key: &TileKey, png: &[u8], png_capacity: usize) -> usize {
+    debug_assert!(png_capacity >= png.len());
+    png_capacity + key.file.path.capacity() + TILE_ENTRY_OVERHEAD
+}
+
+/// Encoded tiles, least recently used dropped first, bounded in bytes: every entry counts what
+/// it holds ([`tile_entry_bytes`]), so the cache never holds more than its bound.
 #[derive(Debug)]
 pub struct TileCache {
     max_bytes: usize,
@@ -595,7 +617,7 @@ pub struct TileCache {
 }
 
 impl TileCache {
-    /// A cache of at most `max_bytes` of PNG bytes.
+    /// A cache of at most `max_bytes`, entries counted by [`tile_entry_bytes`].
     pub fn new(max_bytes: usize) -> TileCache {
         TileCache {
             max_bytes,
@@ -611,18 +633,21 @@ impl TileCache {
 
     /// Caches a tile, dropping the least recently used past the bound.
     pub fn put(&self, key: TileKey, png: std::sync::Arc<Vec<u8>>) {
-        if png.len() > self.max_bytes {
+        let cost = |k: &TileKey, v: &Vec<u8>| tile_entry_bytes(k, v, v.capacity());
+        let bytes_in = cost(&key, &png);
+        if bytes_in > self.max_bytes {
             return;
         }
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let (cache, bytes) = &mut *g;
-        *bytes += png.len();
-        if let Some(old) = cache.put(key, png) {
-            *bytes -= old.len();
+        if let Some((old_key, old)) = cache.pop_entry(&key) {
+            *bytes -= cost(&old_key, &old);
         }
+        *bytes += bytes_in;
+        cache.put(key, png);
         while *bytes > self.max_bytes {
             match cache.pop_lru() {
-                Some((_, old)) => *bytes -= old.len(),
+                Some((k, old)) => *bytes -= cost(&k, &old),
                 None => break,
             }
         }
