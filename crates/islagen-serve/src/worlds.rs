@@ -5,7 +5,7 @@
 //! without its grids for v2) once however many requests ask for it at the same time; a failed
 //! read is kept as its message (for the same file version) and never retried in a loop; the
 //! cache holds at most `max_worlds` worlds and, beyond the one most recently used, at most
-//! `max_bytes`.
+//! `max_bytes`; a v1 world, read whole, is kept over v2 worlds, which are cheap to open again.
 //!
 //! **Memory is counted as held, before it is held.** A world counts what it really holds
 //! ([`held_bytes`]: grids, roads, rivers, towns, water bodies, with the allocator's blocks), and
@@ -323,22 +323,35 @@ impl Worlds {
         self.evict_locked(&mut state, keep, 0);
     }
 
-    /// Drops the least recently used loaded worlds (never `keep`) until at most `max_worlds`
-    /// slots remain and what is held, loading and `extra` fits in `max_bytes`, or nothing more
-    /// can go.
+    /// Drops loaded worlds (never `keep`) until at most `max_worlds` slots remain and what is
+    /// held, loading and `extra` fits in `max_bytes`, or nothing more can go. Past the count the
+    /// least recently used of the worlds cheapest to open again goes first (a v2 world, whose
+    /// grids stay in its file, before a v1 world, read whole); past the bytes, the least recently
+    /// used of the worlds read whole. So a v1 world is not read again for every v2 world opened beside it.
     fn evict_locked(&self, state: &mut State, keep: Option<&FileKey>, extra: u64) {
         loop {
             let used = held(&state.slots) + state.loading + extra;
-            if state.slots.len() <= self.max_worlds && used <= self.max_bytes {
+            let over_count = state.slots.len() > self.max_worlds;
+            if !over_count && used <= self.max_bytes {
                 return;
             }
+            // Read whole (v1, or every world in the baseline): costly to open again.
+            let large =
+                |s: &Slot| matches!(s.get(), Some(Ok(w)) if matches!(w.grids, Grids::Memory));
             let oldest = state
                 .slots
                 .iter()
                 .enumerate()
                 .filter(|(_, (k, s, _))| Some(k) != keep && s.get().is_some())
-                .min_by_key(|(_, (_, _, used))| *used)
+                .min_by_key(|(_, (_, s, used))| (large(s) == over_count, *used))
                 .map(|(i, _)| i);
+            // Past the count only while other worlds load (their slots count, but cannot go): a
+            // world read whole waits for them to finish, when a cheap one may go instead.
+            let loading = state.slots.iter().any(|(_, s, _)| s.get().is_none());
+            let only_large = oldest.is_some_and(|i| large(&state.slots[i].1));
+            if over_count && used <= self.max_bytes && loading && only_large {
+                return;
+            }
             match oldest {
                 Some(i) => {
                     state.slots.remove(i);
@@ -677,5 +690,34 @@ mod tests {
         );
         worlds.get(&b).unwrap();
         assert!(!worlds.holds(&a), "max_worlds 1: the open world is b");
+    }
+
+    /// Past the count of worlds a v2 world (cheap to open again) goes before a v1 world read
+    /// whole, even one used more recently; past the bytes, the v1 world goes.
+    #[test]
+    fn v2_worlds_are_dropped_before_a_v1_world_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let v1 = dir.path().join("v1.dat");
+        write_v1_file(&v1, &sample::full(256, 2)).unwrap();
+        let (a, b) = (
+            world_with_paths(dir.path(), "a.dat", 0),
+            world_with_paths(dir.path(), "b.dat", 0),
+        );
+        let worlds = Worlds::new(2, u64::MAX);
+        worlds.get(&v1).unwrap();
+        worlds.get(&a).unwrap();
+        worlds.get(&b).unwrap();
+        assert!(worlds.holds(&v1) && !worlds.holds(&a) && worlds.holds(&b));
+        // A budget for the v1 world and one v2 world: the v1 world goes when `a` opens.
+        let need = |p: &Path| estimate_bytes(&std::fs::File::open(p).unwrap(), false).unwrap();
+        let probe = Worlds::new(8, u64::MAX);
+        probe.get(&v1).unwrap();
+        probe.get(&b).unwrap();
+        let tight = Worlds::new(8, probe.held().0 + need(&b) - 1);
+        tight.get(&v1).unwrap();
+        tight.get(&b).unwrap();
+        assert!(tight.holds(&v1));
+        tight.get(&a).unwrap();
+        assert!(!tight.holds(&v1) && tight.holds(&a) && tight.holds(&b));
     }
 }
