@@ -88,6 +88,8 @@ struct Reply {
     content_type: String,
     error_header: Option<String>,
     stats_header: Option<String>,
+    /// `X-Islagen-Surface`, parsed.
+    surface: Option<Value>,
     body: Vec<u8>,
 }
 
@@ -114,11 +116,13 @@ fn reply(mut r: ureq::http::Response<ureq::Body>) -> Reply {
         header("x-islagen-error"),
         header("x-islagen-stats"),
     );
+    let surface = header("x-islagen-surface").and_then(|v| serde_json::from_str(&v).ok());
     Reply {
         status: r.status().as_u16(),
         content_type,
         error_header,
         stats_header,
+        surface,
         body: r
             .body_mut()
             .with_config()
@@ -1384,4 +1388,76 @@ fn a_server_killed_mid_job_and_restarted_under_the_same_pid_recovers() {
     second.kill().unwrap();
     second.wait().unwrap();
     assert_eq!(state["state"], "done", "{state}");
+}
+
+/// `/api/surface` gives the 3D view the region's heights in metres, every pixel when the region
+/// is small, at most 1024 samples a side, water at its level; a bad region is a JSON 400.
+#[test]
+fn a_surface_is_the_region_in_metres_with_water_at_its_level() {
+    let f = fixture();
+    let s = start(&f.root);
+    let bp = islagen::blueprint::read_file(&f.root.join(W))
+        .unwrap()
+        .blueprint;
+    let sea = islagen::exports::RecordedSea::of(&bp).raw;
+    let ids = bp.water_ids.as_ref().unwrap();
+    let level = |id: u16| {
+        let bodies = bp.water_bodies.as_ref().unwrap();
+        bodies.iter().find(|b| b.id == id).unwrap().surface_level
+    };
+    let r = get(
+        &s,
+        &format!("api/surface?w={W}&x0=100&y0=200&x1=300&y1=260"),
+    );
+    assert_eq!(r.status, 200);
+    let meta = r.surface.clone().expect("X-Islagen-Surface");
+    let (nx, ny) = (
+        meta["nx"].as_u64().unwrap() as usize,
+        meta["ny"].as_u64().unwrap() as usize,
+    );
+    assert_eq!((nx, ny), (200, 60), "{meta}");
+    assert_eq!(meta["step_m"], json!(16.0));
+    assert_eq!(r.body.len(), nx * ny * 4);
+    let at = |i: usize, j: usize| {
+        let k = 4 * (j * nx + i);
+        f32::from_le_bytes(r.body[k..k + 4].try_into().unwrap())
+    };
+    let (mut water, mut dry) = (0, 0);
+    for j in 0..ny {
+        for i in 0..nx {
+            let (x, y) = (100 + i, 200 + j);
+            let raw = match ids[[x, y]] {
+                0 => {
+                    dry += 1;
+                    bp.heights[[x, y]]
+                }
+                id => {
+                    water += 1;
+                    level(id).max(bp.heights[[x, y]])
+                }
+            };
+            let want = (raw - sea) * islagen::units::METRES_PER_RAW;
+            assert_eq!(at(i, j), want, "pixel ({x}, {y})");
+        }
+    }
+    assert!(water > 0 && dry > 0, "{water} water, {dry} dry samples");
+    // The whole map: 512 px, every pixel; a region past the map is clipped to it.
+    let r = get(&s, &format!("api/surface?w={W}&x0=-50&y0=0&x1=600&y1=512"));
+    let meta = r.surface.clone().unwrap();
+    assert_eq!(
+        (meta["nx"].as_u64(), meta["ny"].as_u64()),
+        (Some(512), Some(512)),
+        "{meta}"
+    );
+    assert_eq!(meta["region"], json!([0.0, 0.0, 512.0, 512.0]));
+    for bad in [
+        "x0=5&y0=0&x1=5&y1=9",
+        "x0=NaN&y0=0&x1=5&y1=9",
+        "x0=600&y0=0&x1=700&y1=9",
+        "x0=1",
+    ] {
+        let r = get(&s, &format!("api/surface?w={W}&{bad}"));
+        assert_eq!(r.status, 400, "{bad}");
+        assert!(r.json()["error"].is_string(), "{bad}");
+    }
 }

@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 use super::error::{ApiError, ApiResult};
 use super::tiles::{self, Layer, TileKey};
 use super::worlds::{FileKey, World};
-use super::{assets, catalogue, dials, jobs, paths, preview, probe, Shared};
+use super::{assets, catalogue, dials, jobs, paths, preview, probe, surface, Shared};
 
 /// Largest request body accepted, bytes.
 pub const BODY_LIMIT: usize = 64 << 10;
@@ -51,6 +51,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/tile/{layer}/{z}/{x}/{y}", get(tile))
         .route("/api/probe", get(probe_handler))
         .route("/api/view.png", get(view))
+        .route("/api/surface", get(surface_handler))
         .route("/api/dials", get(dials_handler))
         .route("/api/preview", post(preview_handler))
         .route("/api/generate", post(generate))
@@ -382,6 +383,55 @@ async fn view(
         }
         let png = tiles::encode(&pic).map_err(|e| ApiError::internal(e.to_string()))?;
         Ok(png_response(Arc::new(png), None))
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+struct RegionQuery {
+    w: String,
+    x0: f64,
+    y0: f64,
+    x1: f64,
+    y1: f64,
+}
+
+/// The region's surface for the 3D view: `nx × ny` little-endian f32 metres, rows north to
+/// south; `X-Islagen-Surface` gives `{"nx", "ny", "step_m", "region"}` (the region clipped to
+/// the map).
+async fn surface_handler(
+    State(s): State<Arc<Shared>>,
+    q: Result<Query<RegionQuery>, QueryRejection>,
+) -> ApiResult<Response> {
+    let Query(q) = q?;
+    let finite = [q.x0, q.y0, q.x1, q.y1].iter().all(|v| v.is_finite());
+    if !finite || q.x1 <= q.x0 || q.y1 <= q.y0 {
+        return Err(ApiError::bad_request("need finite x0 < x1 and y0 < y1"));
+    }
+    let turn = heavy_turn(&s).await?;
+    blocking(move || {
+        let _turn = turn;
+        let w = load(&s, &q.w)?;
+        let side = w.side() as f64;
+        let region = [q.x0.max(0.0), q.y0.max(0.0), q.x1.min(side), q.y1.min(side)];
+        if region[2] - region[0] < 1.0 || region[3] - region[1] < 1.0 {
+            return Err(ApiError::bad_request(
+                "the region holds less than a pixel of the map",
+            ));
+        }
+        let got = surface::surface(&w, region)?;
+        let info = json!({"nx": got.nx, "ny": got.ny, "step_m": got.step_m, "region": region});
+        let bytes: Vec<u8> = got.metres.iter().flat_map(|m| m.to_le_bytes()).collect();
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/octet-stream"),
+        );
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        if let Ok(v) = HeaderValue::from_str(&info.to_string()) {
+            headers.insert("x-islagen-surface", v);
+        }
+        Ok((headers, Body::from(bytes)).into_response())
     })
     .await
 }

@@ -30,6 +30,7 @@ macro_rules! web {
 const ASSETS: &[(&str, &[u8], &str)] = &[
     web!("index.html", HTML),
     web!("app.js", JS),
+    web!("terrain3d.js", JS),
     web!("app.css", CSS),
     web!("vendor/leaflet/leaflet.js", JS),
     web!("vendor/leaflet/leaflet.css", CSS),

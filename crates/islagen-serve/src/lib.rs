@@ -31,6 +31,7 @@ pub mod meta;
 pub mod paths;
 pub mod preview;
 pub mod probe;
+pub mod surface;
 pub mod tiles;
 pub mod worlds;
 
