@@ -4,7 +4,7 @@
 //! parameters and its export downloadable, zooming fetches deeper tiles, switching layers
 //! changes the picture (screenshot pixels), the cursor readout shows the blueprint's height of
 //! the pixel under the cursor, clicking a town shows its tier, the "current view" download
-//! answers a PNG, a dial change and a new seed replace the tune view's preview, "Save config"
+//! answers a PNG, the 3D view of the region draws relief in software WebGL2 and a drag turns it, a dial change and a new seed replace the tune view's preview, "Save config"
 //! downloads a config that loads without a warning, a generation is cancelled leaving no files
 //! and another runs to the end and joins the list. Until then the page logs no console error
 //! or warning, throws nothing, and no request fails; then a refused dial's 422 shows beside its
@@ -14,8 +14,8 @@
 //!
 //! Needs Debian's `chromium` (or `ISLAGEN_CHROMIUM=/path`); where none is installed the test
 //! says so and returns (`.ci/run` installs it). With `ISLAGEN_SCREENSHOTS=DIR` it generates a
-//! 2048 world instead of 512 and writes `serve-explore.png` and `serve-tune.png` into DIR (the
-//! README's pictures).
+//! 2048 world instead of 512 and writes `serve-explore.png`, `serve-3d.png` and `serve-tune.png`
+//! into DIR (the README's pictures).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -370,6 +370,9 @@ fn browse(chrome: &Path, url: &str) -> Session {
 fn launch(chrome: &Path, profile: &Path) -> Browser {
     let args: Vec<&OsStr> = [
         "--disable-gpu",
+        // WebGL2 in software, for the 3D view.
+        "--use-angle=swiftshader",
+        "--enable-unsafe-swiftshader",
         "--disable-quic",
         "--no-first-run",
         "--disable-background-networking",
@@ -425,6 +428,7 @@ fn explore_and_tune_in_headless_chromium() {
     if let Some(d) = &shots {
         page.screenshot(&d.join("serve-explore.png"));
     }
+    view_3d(page, shots.as_deref());
     tune_previews(page);
     if let Some(d) = &shots {
         page.screenshot(&d.join("serve-tune.png"));
@@ -623,6 +627,103 @@ fn view_downloads(page: &Page) {
     assert_eq!(view[0], Value::from(200), "{view}");
     assert_eq!(view[1], Value::from("image/png"), "{view}");
     assert!(view[2].as_u64().unwrap() > 1000, "{view}");
+}
+
+/// The luminance variance of the 3D canvas, the share of it that is not sky, and a hash of its
+/// pixels.
+fn canvas_figures(page: &Page) -> (f64, f64, u64) {
+    let v = page.js(
+        "(() => { const c = q('#view3d-canvas'); const t = document.createElement('canvas'); \
+         t.width = c.width; t.height = c.height; const g = t.getContext('2d'); \
+         g.drawImage(c, 0, 0); const d = g.getImageData(0, 0, t.width, t.height).data; \
+         let n = 0, s = 0, s2 = 0, ground = 0, h = 2166136261; \
+         for (let i = 0; i < d.length; i += 4) { \
+           const l = 0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2]; \
+           n++; s += l; s2 += l * l; \
+           if (Math.abs(d[i] - 184) + Math.abs(d[i + 1] - 209) + Math.abs(d[i + 2] - 235) > 12) ground++; \
+           h = Math.imul(h ^ d[i] ^ (d[i + 1] << 8) ^ (d[i + 2] << 16), 16777619) >>> 0; } \
+         return [s2 / n - (s / n) * (s / n), ground / n, h]; })()",
+    );
+    let f = |i: usize| v[i].as_f64().unwrap();
+    (f(0), f(1), v[2].as_u64().unwrap())
+}
+
+/// Drags the left mouse button from `from` to `to` in steps, as a person orbits the 3D view.
+fn drag(page: &Page, from: Point, to: Point) {
+    use headless_chrome::protocol::cdp::Input;
+    let event = |kind, p: Point, buttons| Input::DispatchMouseEvent {
+        Type: kind,
+        x: p.x,
+        y: p.y,
+        modifiers: None,
+        timestamp: None,
+        button: Some(Input::MouseButton::Left),
+        buttons: Some(buttons),
+        click_count: Some(1),
+        force: None,
+        tangential_pressure: None,
+        tilt_x: None,
+        tilt_y: None,
+        twist: None,
+        delta_x: None,
+        delta_y: None,
+        pointer_Type: None,
+    };
+    use Input::DispatchMouseEventTypeOption::{MouseMoved, MousePressed, MouseReleased};
+    page.tab.call_method(event(MousePressed, from, 1)).unwrap();
+    for k in 1..=8 {
+        let t = f64::from(k) / 8.0;
+        let p = Point {
+            x: from.x + (to.x - from.x) * t,
+            y: from.y + (to.y - from.y) * t,
+        };
+        page.tab.call_method(event(MouseMoved, p, 1)).unwrap();
+    }
+    page.tab.call_method(event(MouseReleased, to, 0)).unwrap();
+}
+
+/// "3D view of this region" draws the region the map shows in WebGL: the canvas shows ground
+/// with relief (its luminance varies), and a drag turns the view (the pixels change).
+fn view_3d(page: &Page, shots: Option<&Path>) {
+    page.click("#view-3d");
+    page.wait("the 3D view", "q('#view3d').dataset.ready");
+    let state = page.text("#view3d-state");
+    assert!(state.contains("samples"), "{state}");
+    let (variance, ground, before) = canvas_figures(page);
+    assert!(ground > 0.2, "the 3D view shows {ground:.2} ground");
+    assert!(
+        variance > 50.0,
+        "the 3D view is flat: luminance variance {variance:.1}"
+    );
+    if let Some(d) = shots {
+        page.screenshot(&d.join("serve-3d.png"));
+    }
+    let r = page.js(
+        "((r) => [r.left, r.top, r.width, r.height])(q('#view3d-canvas').getBoundingClientRect())",
+    );
+    let f = |i: usize| r[i].as_f64().unwrap();
+    let centre = Point {
+        x: f(0) + f(2) / 2.0,
+        y: f(1) + f(3) / 2.0,
+    };
+    let frames = page.number("window.islagen.view3d.frames");
+    drag(
+        page,
+        centre,
+        Point {
+            x: centre.x + 160.0,
+            y: centre.y + 40.0,
+        },
+    );
+    page.wait(
+        "a frame after the drag",
+        &format!("window.islagen.view3d.frames > {frames}"),
+    );
+    let (_, ground_after, after) = canvas_figures(page);
+    assert_ne!(before, after, "the drag did not change the view");
+    assert!(ground_after > 0.2, "{ground_after}");
+    page.click("#view3d-close");
+    page.wait("the map again", "q('#view3d').hidden");
 }
 
 /// The tune view's preview appears at 512; a dial change and a new seed each replace it.

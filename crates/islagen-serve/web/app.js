@@ -21,6 +21,9 @@
 //              `#layer-roads`, `#layer-rivers`, `#layer-contours`, `#layer-slope` (disabled
 //              when the world lacks them). #selection (what a click found), #downloads
 //              (`a.export` links), #download-view (current view as PNG), #params.
+//   3D:        #view-3d opens #view3d over the map (the region the map shows): its canvas
+//              #view3d-canvas, #view3d-exag (vertical exaggeration), #view3d-state (samples and
+//              spacing), #view3d-close; `#view3d[data-ready]` once the region is drawn.
 //   Tune:      #dials: one `.dial[data-key=<Key>]` per dial, with the input `#dial-<Key>`
 //              (number / checkbox / select; numbers also a slider `#dial-<Key>-range`) and
 //              its error `#dial-<Key>-error`. #seed, #seed-error, #random-seed, #preview-layer,
@@ -30,7 +33,8 @@
 //   window.islagen: { map (the Leaflet map or null), world (the open world's /api/world
 //              answer), tilesLoaded (tile images loaded so far), probes (probe answers),
 //              previews (previews shown), mapPixelToContainer(x, y) -> {x, y} page pixels,
-//              settled() -> true once the map is still and every shown tile has loaded }.
+//              settled() -> true once the map is still and every shown tile has loaded,
+//              view3d (the 3D renderer once made: its `frames` counts frames drawn) }.
 'use strict';
 
 const $ = (sel) => document.querySelector(sel);
@@ -133,6 +137,7 @@ const state = {
   probes: 0,
   previews: 0,
   mapPixelToContainer: null,
+  view3d: null,
   settled() {
     const m = state.map;
     if (!m || m._animatingZoom || (m._panAnim && m._panAnim._inProgress)) return false;
@@ -250,6 +255,7 @@ const view = {
 };
 
 function closeWorld() {
+  close3d();
   if (state.map) state.map.remove();
   state.map = null;
   state.world = null;
@@ -403,23 +409,77 @@ function shownLayers() {
   return ids.concat(order.filter((id) => view.overlays.has(id)));
 }
 
-function updateViewLink() {
-  const a = $('#download-view');
-  if (!state.map || !state.world) return;
+/** The map pixels the map shows, clipped to the map: { x0, y0, x1, y1 } (y down). */
+function viewRegion() {
   const size = state.world.map_size;
   const b = state.map.getBounds();
   const clamp = (v) => Math.min(size, Math.max(0, v));
   const x0 = Math.floor(clamp(b.getWest()));
   const x1 = Math.ceil(clamp(b.getEast()));
-  const y0 = Math.floor(clamp(b.getSouth()));
-  const y1 = Math.ceil(clamp(b.getNorth()));
-  const y = [Math.min(y0, y1), Math.max(y0, y1)];
+  const ya = Math.floor(clamp(b.getSouth()));
+  const yb = Math.ceil(clamp(b.getNorth()));
+  return { x0, y0: Math.min(ya, yb), x1, y1: Math.max(ya, yb) };
+}
+
+function updateViewLink() {
+  const a = $('#download-view');
+  if (!state.map || !state.world) return;
+  const { x0, y0, x1, y1 } = viewRegion();
   const scale = Math.pow(2, state.map.getZoom() - state.world.max_zoom);
-  const width = Math.max(1, Math.min(4096, Math.round((x1 - x0) * scale)));
+  const width = Math.max(1, Math.min(MAX_VIEW_PX, Math.round((x1 - x0) * scale)));
   a.href = `/api/view.png?w=${enc(state.world.id)}&layers=${shownLayers().join(',')}` +
-    `&x0=${x0}&y0=${y[0]}&x1=${x1}&y1=${y[1]}&width=${width}`;
+    `&x0=${x0}&y0=${y0}&x1=${x1}&y1=${y1}&width=${width}`;
   const stem = state.world.id.replace(/\.dat$/i, '').replace(/[^A-Za-z0-9_.-]+/g, '_');
-  a.setAttribute('download', `${stem}_view_${x0}_${y[0]}_${x1}_${y[1]}.png`);
+  a.setAttribute('download', `${stem}_view_${x0}_${y0}_${x1}_${y1}.png`);
+}
+
+/** The widest /api/view.png the server draws. */
+const MAX_VIEW_PX = 4096;
+
+/** The 3D view: its renderer (made on first use) and the request in flight. */
+const view3d = { renderer: null, seq: 0 };
+
+/** Opens the 3D view of the region the map shows: its surface, coloured by the shown layers. */
+async function open3d() {
+  if (!state.map || !state.world) return;
+  const seq = ++view3d.seq;
+  const panel = $('#view3d');
+  panel.hidden = false;
+  panel.removeAttribute('data-ready');
+  $('#view3d-state').textContent = 'loading…';
+  const { x0, y0, x1, y1 } = viewRegion();
+  const q = `w=${enc(state.world.id)}&x0=${x0}&y0=${y0}&x1=${x1}&y1=${y1}`;
+  try {
+    const r = await api(`/api/surface?${q}`);
+    const info = JSON.parse(r.headers.get('x-islagen-surface'));
+    const metres = new Float32Array(await r.arrayBuffer());
+    // The colour picture at two pixels a sample (at most the server's widest view).
+    const width = Math.max(2, Math.min(MAX_VIEW_PX, 2 * info.nx));
+    const [rx0, ry0, rx1, ry1] = info.region;
+    const png = await api(`/api/view.png?w=${enc(state.world.id)}&layers=${shownLayers().join(',')}` +
+      `&x0=${rx0}&y0=${ry0}&x1=${rx1}&y1=${ry1}&width=${width}`);
+    const image = await createImageBitmap(await png.blob());
+    if (seq !== view3d.seq || panel.hidden) return;
+    if (!view3d.renderer) {
+      view3d.renderer = Terrain3D.create($('#view3d-canvas'));
+      state.view3d = view3d.renderer;
+    }
+    view3d.renderer.setExaggeration(Number($('#view3d-exag').value));
+    view3d.renderer.show({ nx: info.nx, ny: info.ny, stepM: info.step_m, metres, image });
+    $('#view3d-state').textContent =
+      `${info.nx} × ${info.ny} samples, ${fmt.metres(info.step_m)} apart`;
+    requestAnimationFrame(() => requestAnimationFrame(() => { panel.dataset.ready = '1'; }));
+  } catch (e) {
+    if (seq !== view3d.seq) return;
+    $('#view3d-state').textContent = 'cannot show this region in 3D';
+    showError('3D view', e);
+  }
+}
+
+function close3d() {
+  view3d.seq += 1;
+  $('#view3d').hidden = true;
+  $('#view3d').removeAttribute('data-ready');
 }
 
 function renderParams(params) {
@@ -863,6 +923,11 @@ function start() {
   $('#save-config').addEventListener('click', saveConfig);
   $('#generate').addEventListener('click', generate);
   $('#job-cancel').addEventListener('click', cancelJob);
+  $('#view-3d').addEventListener('click', open3d);
+  $('#view3d-close').addEventListener('click', close3d);
+  $('#view3d-exag').addEventListener('input', (e) => {
+    if (view3d.renderer) view3d.renderer.setExaggeration(Number(e.target.value));
+  });
   window.addEventListener('hashchange', route);
   loadWorlds();
   pollJob();
