@@ -3,9 +3,9 @@
 # v1 ones (seeds 1-5; the v1 files of seeds 1 and 2), 200 clients for 2 minutes asking for random
 # tiles of every layer and zoom, under --cache-mib 256 --world-mib 2048 --max-worlds 6; then the
 # same with the five v2 worlds alone. Prints each run's JSON (examples/serve_soak.rs: requests,
-# errors, req/s, p50/p95/p99 latency, peak RSS against cache + world budget + largest world +
-# 300 MiB) and keeps them in target/serve-soak/{all,v2}.json. The worlds are kept in
-# target/serve-soak/ for the next run (~5.6 GB).
+# errors, req/s, p50/p95/p99 latency, peak RSS against cache + world budget + 300 MiB) and
+# keeps them in target/serve-soak/{all,v2}.json. The worlds are kept in target/serve-soak/ for
+# the next run (~5.6 GB).
 # Usage: scripts/serve-soak.sh [SECONDS [CLIENTS]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
