@@ -5,15 +5,17 @@
 //! (its address, a shutdown), so tests run it in-process on `127.0.0.1:0`; [`run`] is the
 //! blocking form the CLI uses. The modules: [`paths`] confines every path to DIR, [`catalogue`]
 //! lists worlds and sweeps, [`worlds`] caches loaded blueprints, [`tiles`] renders and caches
-//! tiles, [`probe`] answers "what is here", [`guard`] keeps other websites out, [`dials`] is
-//! the dial table, [`preview`] makes the 512 preview, [`jobs`] runs one full generation at a
-//! time, [`api`] holds the routes, [`error`] the error they answer with and [`assets`] the
-//! page's files.
+//! tiles, [`probe`] answers "what is here", [`surface`] gives a region's heights to the 3D view,
+//! [`guard`] keeps other websites out, [`dials`] is the dial table, [`preview`] makes the 512
+//! preview, [`jobs`] runs one full generation at a time, [`api`] holds the routes, [`error`]
+//! the error they answer with, [`assets`] the page's files and [`listen`] the accept loop
+//! (header timeout, connection cap).
 //!
 //! Guarantees: nothing a request or a file in DIR holds can crash the server (typed 4xx errors,
 //! panics in handlers caught as 500); memory is bounded by the world and tile caches' limits
 //! ([`ServeOptions`]: worlds count what they hold and reserve their worst case before they
-//! load) plus the one world in use; other websites are refused ([`guard`]); one preview and one
+//! load) plus the one world in use; a client cannot hold a connection without sending a request
+//! head, nor more than the cap of them ([`listen`]); other websites are refused ([`guard`]); one preview and one
 //! generation run at a time, and a generation leaves no partial files.
 
 #![deny(missing_docs)]
