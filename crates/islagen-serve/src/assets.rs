@@ -78,7 +78,7 @@ mod tests {
         let html = text("index.html");
         let mut refs = references(html, "src", "/static/");
         refs.extend(references(html, "href", "/static/"));
-        assert_eq!(refs.len(), 4, "{refs:?}");
+        assert_eq!(refs.len(), 5, "{refs:?}");
         for r in &refs {
             assert!(
                 asset(r).is_some(),

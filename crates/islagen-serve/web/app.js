@@ -923,6 +923,7 @@ function start() {
   $('#save-config').addEventListener('click', saveConfig);
   $('#generate').addEventListener('click', generate);
   $('#job-cancel').addEventListener('click', cancelJob);
+  $('#dials-form').addEventListener('submit', (e) => e.preventDefault());
   $('#view-3d').addEventListener('click', open3d);
   $('#view3d-close').addEventListener('click', close3d);
   $('#view3d-exag').addEventListener('input', (e) => {
