@@ -1003,7 +1003,10 @@ fn logs_to_a_pipe_carry_no_colour_and_quiet_prints_only_the_seed_and_warnings() 
 #[test]
 fn a_terminal_gets_colour_unless_no_color_is_set() {
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: util-linux `script` (to make a pty) is not installed");
+        crate::skip::skip(
+            "SCRIPT",
+            "util-linux `script` (to make a pty) is not installed",
+        );
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -617,7 +617,10 @@ fn gdal_opens_the_geotiff_and_the_geojson_when_installed() {
             .is_ok_and(|o| o.status.success())
     };
     if !has("gdalinfo") || !has("ogrinfo") {
-        println!("skipped: gdalinfo / ogrinfo not installed (apt-get install gdal-bin)");
+        crate::skip::skip(
+            "GDAL",
+            "gdalinfo / ogrinfo not installed (apt-get install gdal-bin)",
+        );
         return;
     }
     let bp = world();

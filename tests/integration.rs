@@ -6,6 +6,10 @@
 #[path = "common/sweep_table.rs"]
 mod sweep_table;
 
+/// How a test that needs a tool says it could not run (`ISLAGEN_REQUIRE_<TOOL>`).
+#[path = "common/skip.rs"]
+mod skip;
+
 mod blueprint_hostile;
 mod blueprint_roundtrip;
 mod blueprint_rules;

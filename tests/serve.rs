@@ -1316,11 +1316,7 @@ fn pid_namespaces() -> bool {
 #[test]
 fn a_server_killed_mid_job_and_restarted_under_the_same_pid_recovers() {
     if !pid_namespaces() {
-        assert!(
-            std::env::var_os("ISLAGEN_REQUIRE_PIDNS").is_none(),
-            "ISLAGEN_REQUIRE_PIDNS is set and `unshare --pid` does not run here"
-        );
-        eprintln!("SKIPPED: no PID namespaces here (needs root and unshare)");
+        crate::skip::skip("PIDNS", "no PID namespaces here (needs root and unshare)");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -339,7 +339,7 @@ fn metres(bp: &Blueprint, x: usize, y: usize) -> f64 {
 /// Chromium, or `None` after saying why the test is skipped.
 fn chromium_or_skip() -> Option<PathBuf> {
     chromium()
-        .map_err(|why| eprintln!("SKIPPED serve_browser: no Chromium: {why}"))
+        .map_err(|why| crate::skip::skip("CHROMIUM", &format!("no Chromium: {why}")))
         .ok()
 }
 

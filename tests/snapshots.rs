@@ -197,18 +197,24 @@ fn one_failed_file_leaves_the_others_written() {
 /// python3 with Pillow is not installed).
 #[test]
 fn pillow_decodes_the_snapshots() {
-    let has_pillow = std::process::Command::new("python3")
-        .args(["-c", "import PIL"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_pillow {
-        eprintln!("skipped: python3 with Pillow is not installed");
+    // The python3 on PATH, or the system's (Debian's python3-pil), whichever has Pillow.
+    let python = ["python3", "/usr/bin/python3"].into_iter().find(|python| {
+        std::process::Command::new(python)
+            .args(["-c", "import PIL"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    let Some(python) = python else {
+        crate::skip::skip(
+            "PILLOW",
+            "no python3 with Pillow (apt-get install python3-pil)",
+        );
         return;
-    }
+    };
     let world = world(300, 530);
     let dir = tempfile::tempdir().unwrap();
     for path in write_all(&world, dir.path()) {
-        let out = std::process::Command::new("python3")
+        let out = std::process::Command::new(python)
             .args([
                 "-c",
                 "import sys; from PIL import Image; im = Image.open(sys.argv[1]); im.load(); \
