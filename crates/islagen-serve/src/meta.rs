@@ -70,6 +70,12 @@ pub fn describe(s: &Shared, id: &str, w: &World) -> Value {
         "params": params(w),
         "towns": towns,
         "exports": exports(&s.root, &w.key.path, bp.params.world_seed),
+        // The server's own bounds, so the page asks within them (one home for each number).
+        "limits": {
+            "view_px": super::api::MAX_VIEW_PX,
+            "probe_radius_px": super::probe::MAX_ROAD_RADIUS,
+            "surface_samples": super::surface::MAX_SURFACE_SAMPLES,
+        },
     })
 }
 

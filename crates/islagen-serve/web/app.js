@@ -426,15 +426,12 @@ function updateViewLink() {
   if (!state.map || !state.world) return;
   const { x0, y0, x1, y1 } = viewRegion();
   const scale = Math.pow(2, state.map.getZoom() - state.world.max_zoom);
-  const width = Math.max(1, Math.min(MAX_VIEW_PX, Math.round((x1 - x0) * scale)));
+  const width = Math.max(1, Math.min(state.world.limits.view_px, Math.round((x1 - x0) * scale)));
   a.href = `/api/view.png?w=${enc(state.world.id)}&layers=${shownLayers().join(',')}` +
     `&x0=${x0}&y0=${y0}&x1=${x1}&y1=${y1}&width=${width}`;
   const stem = state.world.id.replace(/\.dat$/i, '').replace(/[^A-Za-z0-9_.-]+/g, '_');
   a.setAttribute('download', `${stem}_view_${x0}_${y0}_${x1}_${y1}.png`);
 }
-
-/** The widest /api/view.png the server draws. */
-const MAX_VIEW_PX = 4096;
 
 /** The 3D view: its renderer (made on first use) and the request in flight. */
 const view3d = { renderer: null, seq: 0 };
@@ -454,7 +451,7 @@ async function open3d() {
     const info = JSON.parse(r.headers.get('x-islagen-surface'));
     const metres = new Float32Array(await r.arrayBuffer());
     // The colour picture at two pixels a sample (at most the server's widest view).
-    const width = Math.max(2, Math.min(MAX_VIEW_PX, 2 * info.nx));
+    const width = Math.max(2, Math.min(state.world.limits.view_px, 2 * info.nx));
     const [rx0, ry0, rx1, ry1] = info.region;
     const png = await api(`/api/view.png?w=${enc(state.world.id)}&layers=${shownLayers().join(',')}` +
       `&x0=${rx0}&y0=${ry0}&x1=${rx1}&y1=${ry1}&width=${width}`);
@@ -579,7 +576,7 @@ function townName(t) {
 async function select(latlng) {
   if (!state.world || !insideMap(latlng)) return;
   const perPx = Math.pow(2, state.map.getZoom() - state.world.max_zoom); // screen px per map px
-  const r = Math.max(1, Math.min(64, Math.ceil(8 / perPx)));
+  const r = Math.max(1, Math.min(state.world.limits.probe_radius_px, Math.ceil(8 / perPx)));
   const id = state.world.id;
   let p;
   try {

@@ -4,6 +4,8 @@
 //! from here, and so do `islagen serve`'s dials (`/api/dials`), `islagen config --list` and the
 //! README's key table ([`markdown_table`]; a test holds the README to it).
 
+use crate::blueprint::format::{MAX_MAP_SIZE, MIN_MAP_SIZE};
+
 /// A key's kind and range, and what validation does with a value out of it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Kind {
@@ -105,9 +107,11 @@ pub struct Key {
 pub const KEYS: [Key; 50] = [
     Key {
         name: "MapSize",
-        // The format's own bounds (blueprint::format::MIN_MAP_SIZE ..= MAX_MAP_SIZE: a test
-        // holds the two equal; the config does not import the format).
-        kind: Kind::Int { min: 256, max: 32768 },
+        // The format's own bounds.
+        kind: Kind::Int {
+            min: MIN_MAP_SIZE as i64,
+            max: MAX_MAP_SIZE as i64,
+        },
         default: Value::Int(8192),
         unit: "px",
         section: "World",
