@@ -265,8 +265,14 @@ fn world_metadata_gives_units_layers_params_towns_and_exports() {
     assert_eq!(v["max_zoom"], 1);
     // The page's bounds come from the server, which refuses what is past them.
     assert_eq!(v["limits"]["view_px"], json!(serve::api::MAX_VIEW_PX));
-    assert_eq!(v["limits"]["probe_radius_px"], json!(serve::probe::MAX_ROAD_RADIUS));
-    assert_eq!(v["limits"]["surface_samples"], json!(serve::surface::MAX_SURFACE_SAMPLES));
+    assert_eq!(
+        v["limits"]["probe_radius_px"],
+        json!(serve::probe::MAX_ROAD_RADIUS)
+    );
+    assert_eq!(
+        v["limits"]["surface_samples"],
+        json!(serve::surface::MAX_SURFACE_SAMPLES)
+    );
     let layers: Vec<(&str, bool)> = v["layers"]
         .as_array()
         .unwrap()

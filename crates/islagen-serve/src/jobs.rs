@@ -632,7 +632,7 @@ mod tests {
         assert!(!root.join("gen-1-256-7").join(KEPT).exists());
     }
 
-    /// A restart always recovers (issue 50): a job folder left by a server with this very PID
+    /// A restart always recovers: a job folder left by a server with this very PID
     /// (PID 1 in a container, killed and started again) is stale, and so is one whose lock no
     /// one holds (its server was killed); one whose lock a live server holds is kept; two jobs
     /// numbered alike never collide; and a job's lock file goes when it ends.

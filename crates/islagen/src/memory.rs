@@ -3,7 +3,7 @@
 //! part-way.
 //!
 //! The estimate is measured, not derived: peak resident memory per map pixel of the whole
-//! command, from runs at MapSize 8192, 16384 and 32768 (BENCHMARKS.md, stop 44: 0.97, 3.39 and
+//! command, from runs at MapSize 8192, 16384 and 32768 (BENCHMARKS.md, "8192 again: the one-thread stages share the cores": 0.97, 3.39 and
 //! 12.76 GB with roads, 0.87 GB at 8192 with `--skip-roads`), plus a fixed allowance for the
 //! program and the MapSize-independent grids (the 2048² erosion grid, the 1024² hydrology grid).
 //!
@@ -99,10 +99,10 @@ pub fn resident_peak() -> Option<u64> {
 }
 
 /// Peak bytes a map pixel costs with roads: 12 B/px plus [`FIXED_BYTES`] is what runs measure
-/// at 8192, 16384 and 32768 (0.97, 3.39 and 12.76 GB, stop 44, BENCHMARKS.md), rounded up to
+/// at 8192, 16384 and 32768 (0.97, 3.39 and 12.76 GB, BENCHMARKS.md), rounded up to
 /// keep a margin.
 pub const BYTES_PER_PX_ROADS: u64 = 13;
-/// Peak bytes a map pixel costs without roads (0.87 GB measured at 8192, stop 44), rounded up:
+/// Peak bytes a map pixel costs without roads (0.87 GB measured at 8192), rounded up:
 /// a byte under [`BYTES_PER_PX_ROADS`], the road search being the peak stage when it runs.
 pub const BYTES_PER_PX: u64 = 12;
 /// What does not grow with the map: the program, the erosion and hydrology grids.
@@ -190,7 +190,7 @@ mod tests {
 
     #[test]
     fn the_estimate_matches_the_measured_8192_peak_and_refuses_what_does_not_fit() {
-        // Measured (BENCHMARKS.md, stop 44): with roads 0.966 GB at 8192, 3.39 GB at 16384 and
+        // Measured (BENCHMARKS.md, "8192 again: the one-thread stages share the cores"): with roads 0.966 GB at 8192, 3.39 GB at 16384 and
         // 12.76 GB at 32768, 0.87 GB without roads at 8192. The estimate is above each, by
         // under 25 %.
         let gb = |b: u64| b as f64 / 1e9;

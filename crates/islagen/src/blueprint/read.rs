@@ -1333,7 +1333,7 @@ fn advise_huge_pages(buf: &mut [u8]) {
 
 #[cfg(test)]
 mod tests {
-    /// Regression (issue 15): the reinterpreting conversion checks every byte itself instead
+    /// Regression: the reinterpreting conversion checks every byte itself instead
     /// of trusting its caller.
     #[test]
     fn biome_bytes_are_checked_by_the_conversion_itself() {

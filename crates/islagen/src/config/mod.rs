@@ -605,7 +605,7 @@ fn length(
 }
 
 /// The fluvial relief's five keys. Their defaults were chosen on 12 seeds at 2048 by the
-/// drainage statistics of `scripts/geomorph.py` (issue 26's notes): graded channels of
+/// drainage statistics of `scripts/geomorph.py` (BENCHMARKS.md, "Fluvial relief"): graded channels of
 /// steepness U/K ≈ 11 m^0.9 on land up to 100 m, rising with the design to ≈ 44 m^0.9 at 400 m,
 /// over 2 Myr in 12 steps — valleys dissect the massifs and cut the plateau's rim, and the land
 /// under 2° stays within 25 % of the design's (K = 20 took 26 % of seed 12's, K = 25–30 a third

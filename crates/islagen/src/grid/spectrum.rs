@@ -1,6 +1,6 @@
 //! Radially averaged power spectra of square windows of a field: how much relief a height map
 //! holds at each wavelength; and the correlation of two fields ([`correlation`]), with which
-//! fields made at different MapSizes are compared. The terrain's detail work (issue 16) is measured with it — a
+//! fields made at different MapSizes are compared. The terrain's detail is measured with it — a
 //! natural surface's spectrum follows one power law, P(k) ∝ k^−β, and a map that is a blurred
 //! enlargement falls off below the wavelength its coarse octaves stop at.
 //!

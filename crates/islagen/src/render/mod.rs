@@ -11,7 +11,7 @@
 //! Every picture is a source of rows ([`Rows`], `rows.rs`) that fills any band of image rows in
 //! parallel; the snapshots stream each picture into its PNG a band at a time while the next band
 //! is filled (`stream.rs`), so no whole picture is held (BENCHMARKS.md, "Snapshots at MapSize
-//! 8192 (issue 18)"). The water, biome, town and road pictures have a few dozen colours at most
+//! 8192"). The water, biome, town and road pictures have a few dozen colours at most
 //! and are palette pictures (one byte a pixel, indexed PNGs); the height picture is RGB. The
 //! functions below build a whole picture the same way, for thumbnails, tests and benchmarks.
 //! Town discs and roads are ordered lists of shapes (`paint.rs`), painted on a whole [`Canvas`]
@@ -384,7 +384,7 @@ mod tests {
     use crate::stages::sea::SeaModel;
     use crate::units::{metres_per_px, METRES_PER_RAW};
 
-    /// The pictures as they were drawn before they became row sources (issue 18): a colour
+    /// The pictures drawn the direct way, not as row sources: a colour
     /// function called per pixel over the whole image, and discs painted on a whole canvas. The
     /// sources must give exactly these pixels.
     mod reference {

@@ -6,7 +6,7 @@
 //! ones, one filling). Each file's bytes depend on its picture alone, not on the threads.
 //!
 //! The encoding ([`Encoding`]) was chosen by measurement at MapSize 8192 (BENCHMARKS.md,
-//! "Snapshots at MapSize 8192 (issue 18)").
+//! "Snapshots at MapSize 8192").
 
 use std::fs::File;
 use std::io::{BufWriter, Write};

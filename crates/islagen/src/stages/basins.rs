@@ -193,7 +193,8 @@ fn raised_in_tiles(
 
 /// Side of the square tiles the fill works in: a tile's buffers (height keys, labels, ranks,
 /// with a one-cell margin) stay in a core's L2 cache. At 8192, 128 was no faster (its
-/// sequential merge has twice the seeds) and 512 slower (BENCHMARKS.md, issue 18).
+/// sequential merge has twice the seeds) and 512 slower (BENCHMARKS.md, "Basins against
+/// RichDEM").
 const TILE: usize = 256;
 
 /// The label (or closed mark) of a cell outside the tile or out of the flood (the ocean).
@@ -1153,8 +1154,8 @@ mod tests {
         }
     }
 
-    /// The fill as one Priority-Flood over the whole map (what this stage ran before issue 18,
-    /// Barnes et al. 2014's Algorithm 2): the oracle for the tiled fill.
+    /// The fill as one Priority-Flood over the whole map (Barnes et al. 2014's Algorithm 2,
+    /// untiled): the oracle for the tiled fill.
     fn one_flood(heights: &Array2<f32>, ocean: Option<&Array2<Water>>) -> Array2<f32> {
         let (w, h) = heights.dim();
         let mut z = heights.clone();
@@ -1204,7 +1205,7 @@ mod tests {
         }
     }
 
-    /// The basin statistics as this stage computed them before issue 18, column by column.
+    /// The basin statistics computed the plain way, column by column: the oracle for the tally.
     fn stats_by_columns(heights: &Array2<f32>, filled: &Array2<f32>) -> BasinStats {
         let (w, h) = heights.dim();
         let cell_area = crate::units::px_area_m2(w);

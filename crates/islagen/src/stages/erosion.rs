@@ -1045,7 +1045,7 @@ mod tests {
         }
     }
 
-    /// Regression (issue 15): the droplets index the grid as `x * n + y` through a raw pointer,
+    /// Regression: the droplets index the grid as `x * n + y` through a raw pointer,
     /// so any other shape or memory layout is refused at run time, not only in debug builds.
     #[test]
     fn a_grid_of_another_shape_or_layout_is_refused() {
