@@ -342,6 +342,31 @@ pub struct SweepPlan {
     pub exports: Vec<crate::exports::ExportKind>,
 }
 
+impl SweepPlan {
+    /// Seeds run at once for `todo` seeds: `jobs`, or every core at MapSize ≤ 2048 and one
+    /// above, never more than the seeds nor fewer than one.
+    pub fn lanes(&self, todo: usize) -> usize {
+        let cores = rayon::current_num_threads().max(1);
+        let auto = if self.config.map_size <= 2048 {
+            cores
+        } else {
+            1
+        };
+        self.jobs.unwrap_or(auto).clamp(1, todo.max(1))
+    }
+
+    /// Whether the seeds run at once fit in `available` bytes ([`crate::memory::check_at_once`]).
+    pub fn check_memory(&self, available: Option<u64>) -> Result<(), crate::memory::TooLarge> {
+        let lanes = self.lanes(self.seeds.len()) as u64;
+        crate::memory::check_at_once(
+            self.config.map_size,
+            !self.config.skip_roads,
+            lanes,
+            available,
+        )
+    }
+}
+
 /// What a sweep did.
 #[derive(Clone, Debug, Default)]
 pub struct SweepReport {
@@ -492,15 +517,7 @@ pub fn run(plan: &SweepPlan, on_seed: &(dyn Fn(i32) + Sync)) -> Result<SweepRepo
         }
         on_seed(*s);
     }
-    let cores = rayon::current_num_threads().max(1);
-    let jobs = plan
-        .jobs
-        .unwrap_or(if plan.config.map_size <= 2048 {
-            cores
-        } else {
-            1
-        })
-        .clamp(1, todo.len().max(1));
+    let jobs = plan.lanes(todo.len());
     // `jobs` lanes share the one pool: a lane runs its seeds one after another, and each seed's
     // own parallel work takes whatever threads the other lanes leave idle.
     let failures: Vec<(i32, String)> = (0..jobs)
@@ -763,6 +780,27 @@ fn draw_number(image: &mut Image, x: usize, y: usize, n: i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lanes_follow_the_map_size_and_the_seeds_left() {
+        let mut config = Config::from_json("{}", "test").unwrap().config;
+        let plan = |config: &Config, jobs| SweepPlan {
+            config: config.clone(),
+            seeds: (1..=100).collect(),
+            jobs,
+            out: PathBuf::from("unused"),
+            exports: Vec::new(),
+        };
+        let cores = rayon::current_num_threads().max(1);
+        config.map_size = 2048;
+        assert_eq!(plan(&config, None).lanes(100), cores.min(100));
+        assert_eq!(plan(&config, None).lanes(1), 1);
+        config.map_size = 4096;
+        assert_eq!(plan(&config, None).lanes(100), 1);
+        assert_eq!(plan(&config, Some(3)).lanes(100), 3);
+        assert_eq!(plan(&config, Some(3)).lanes(2), 2);
+        assert_eq!(plan(&config, Some(0)).lanes(0), 1);
+    }
 
     #[test]
     fn seed_lists_ranges_and_shards() {

@@ -467,6 +467,40 @@ impl Config {
     }
 }
 
+/// What a command line sets over a loaded config: the seed, the MapSize and SkipRoads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// WorldSeed (0 = a random seed).
+    pub world_seed: Option<i32>,
+    /// MapSize.
+    pub map_size: Option<u32>,
+    /// SkipRoads on (it is never switched off over the config's).
+    pub skip_roads: bool,
+}
+
+impl Config {
+    /// This config with `o` applied, each value held to its key's range: a MapSize out of it
+    /// is an error (not clamped, as a file's value is: the caller asked for that size).
+    pub fn with_overrides(mut self, o: Overrides) -> Result<Config, ConfigError> {
+        if let Some(size) = o.map_size {
+            let range = keys::map_size_range();
+            if !range.contains(&i64::from(size)) {
+                return Err(ConfigError::Invalid {
+                    key: "MapSize",
+                    value: size.to_string(),
+                    accepted: format!("{} ..= {}", range.start(), range.end()),
+                });
+            }
+            self.map_size = size;
+        }
+        if let Some(seed) = o.world_seed {
+            self.world_seed = seed;
+        }
+        self.skip_roads |= o.skip_roads;
+        Ok(self)
+    }
+}
+
 /// The enum keys' values (an unknown or retired value is an error, in the table's order of
 /// these keys).
 struct Choices {
@@ -754,6 +788,36 @@ mod tests {
 
     fn load(json: &str) -> Result<LoadedConfig, ConfigError> {
         Config::from_json(json, "test.json")
+    }
+
+    #[test]
+    fn overrides_are_held_to_the_keys_ranges() {
+        let base = load(r#"{"SkipRoads": true, "MapSize": 2048}"#)
+            .unwrap()
+            .config;
+        let o = Overrides {
+            world_seed: Some(-5),
+            map_size: Some(512),
+            skip_roads: false,
+        };
+        let c = base.clone().with_overrides(o).unwrap();
+        assert_eq!((c.world_seed, c.map_size, c.skip_roads), (-5, 512, true));
+        // A MapSize out of range is refused, not clamped as a file's value is.
+        let e = base
+            .clone()
+            .with_overrides(Overrides {
+                map_size: Some(100),
+                ..Overrides::default()
+            })
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("MapSize") && e.to_string().contains("100"),
+            "{e}"
+        );
+        assert_eq!(
+            base.clone().with_overrides(Overrides::default()).unwrap(),
+            base
+        );
     }
 
     #[test]

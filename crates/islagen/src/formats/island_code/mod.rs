@@ -451,6 +451,33 @@ pub fn decode_stream(stream: &[u8]) -> Result<Island, IslandCodeError> {
     })
 }
 
+/// An island's counts as `islagen island-code decode` prints them: its size, its placed things,
+/// and how many tiles of each ground and nature.
+pub struct Summary<'a>(pub &'a Island);
+
+impl std::fmt::Display for Summary<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let island = self.0;
+        writeln!(f, "island {} × {} tiles", island.side, island.side)?;
+        writeln!(
+            f,
+            "  buildings {}, remains {}, inner cliffs {}",
+            island.buildings.len(),
+            island.remains.len(),
+            island.inner_cliffs.len()
+        )?;
+        for g in Ground::ALL {
+            let n = island.ground.iter().filter(|t| *t == g).count();
+            writeln!(f, "  ground {g:?}: {n}")?;
+        }
+        for n in Nature::ALL {
+            let count = island.nature.iter().filter(|t| *t == n).count();
+            writeln!(f, "  nature {n:?}: {count}")?;
+        }
+        Ok(())
+    }
+}
+
 /// Decodes island-code text.
 pub fn decode(code: &str) -> Result<Island, IslandCodeError> {
     decode_stream(&unpack(code)?)
