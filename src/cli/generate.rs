@@ -44,8 +44,9 @@ pub fn run(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         islagen::memory::check(
             config.map_size,
             !config.skip_roads,
-            islagen::memory::available(),
-        )?;
+            super::memory_available(),
+        )
+        .map_err(super::too_large)?;
     }
     let progress = if args.progress_json {
         Progress::json_lines()

@@ -78,6 +78,22 @@ fn world_config(world: &WorldArgs, seed: Option<i32>) -> Result<Config> {
     Ok(load_config(world.config.as_deref())?.with_overrides(overrides)?)
 }
 
+/// Memory available to the run: the `ISLAGEN_MEMORY_AVAILABLE` environment variable, bytes,
+/// when set (for tests, and machines without /proc), else what the system says.
+fn memory_available() -> Option<u64> {
+    match std::env::var_os("ISLAGEN_MEMORY_AVAILABLE") {
+        Some(v) => v.to_str().and_then(|s| s.trim().parse().ok()),
+        None => islagen::memory::available(),
+    }
+}
+
+/// The memory check's refusal with what the command line can do about it.
+fn too_large(e: islagen::memory::TooLarge) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{e}. Use a smaller --size, free memory, or pass --no-memory-check to try anyway"
+    )
+}
+
 /// `--export LIST` parsed (empty when not given).
 fn export_kinds(list: Option<&str>) -> Result<Vec<islagen::exports::ExportKind>> {
     match list {

@@ -45,7 +45,8 @@ pub fn run(cli: SweepCli, quiet: bool) -> Result<ExitCode> {
         exports,
     };
     if !a.world.no_memory_check {
-        plan.check_memory(islagen::memory::available())?;
+        plan.check_memory(super::memory_available())
+            .map_err(super::too_large)?;
     }
     println!(
         "==> Sweep: {} seeds at MapSize {}{} into {}",

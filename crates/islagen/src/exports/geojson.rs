@@ -104,7 +104,7 @@ pub fn collection(
     let tolerance_m2 = tolerance_m2.unwrap_or(pixel_m2);
     if !tolerance_m2.is_finite() || tolerance_m2 < 0.0 {
         return Err(Unsupported::NotAWidth {
-            what: "--simplify",
+            what: "the simplification tolerance",
             value: tolerance_m2 as f32,
         }
         .into());

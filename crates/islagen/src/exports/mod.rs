@@ -55,10 +55,12 @@ pub enum Unsupported {
     #[error("the blueprint's MapSize is {0}")]
     EmptyMap(i32),
     /// A resample size outside 2 ..= 65 537.
-    #[error("--resample {0}: the size must be 2 ..= 65537 (2ⁿ + 1 such as 4097 or 8193 for Unity and Unreal)")]
+    #[error("a resample size of {0}: the size must be 2 ..= 65537 (2ⁿ + 1 such as 4097 or 8193 for Unity and Unreal)")]
     ResampleSize(usize),
     /// A blur wider than the splat export's bound.
-    #[error("--blur {metres} m is {radius_px} px of radius at this MapSize; at most {max_px} px")]
+    #[error(
+        "a blur {metres} m wide is {radius_px} px of radius at this MapSize; at most {max_px} px"
+    )]
     Blur {
         /// The width asked for, metres.
         metres: f32,
@@ -70,7 +72,7 @@ pub enum Unsupported {
     /// A negative or non-finite number where a width was asked for.
     #[error("{what} must be a finite number ≥ 0, got {value}")]
     NotAWidth {
-        /// Which option.
+        /// Which width ("the blur width", "the simplification tolerance").
         what: &'static str,
         /// The value given.
         value: f32,

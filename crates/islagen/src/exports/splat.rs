@@ -122,7 +122,7 @@ pub struct SplatReport {
 pub fn blur_radius_px(frame: &Frame, blur_m: f32) -> Result<usize, Unsupported> {
     if !blur_m.is_finite() || blur_m < 0.0 {
         return Err(Unsupported::NotAWidth {
-            what: "--blur",
+            what: "the blur width",
             value: blur_m,
         });
     }
