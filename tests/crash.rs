@@ -10,18 +10,26 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use islagen::blueprint;
+use islagen::progress::ProgressEvent;
 use islagen::render::read_png;
 
 const SEED: &str = "5";
 
 fn generation(out: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_islagen"));
-    c.args(["--seed", SEED, "--size", "256", "--out"])
+    c.args(["--seed", SEED, "--size", "256", "--progress-json", "--out"])
         .arg(out)
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
     c
+}
+
+/// Whether a line of the generation's stdout is a stage's finish event.
+fn finished(line: &str) -> bool {
+    matches!(
+        serde_json::from_str::<ProgressEvent>(line),
+        Ok(ProgressEvent::Finish { .. })
+    )
 }
 
 /// Every file under a final name is whole; every other file is an islagen temporary.
@@ -64,12 +72,12 @@ fn assert_consistent(dir: &Path, when: &str) {
 /// first one finishes). Returns whether it was still running when killed.
 fn kill_after(out: &Path, stage: usize, delay: Duration) -> bool {
     let mut child = generation(out).spawn().unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let mut finished = 0;
-    while finished < stage {
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let mut done = 0;
+    while done < stage {
         match lines.next() {
-            Some(Ok(line)) if line.contains(" in ") && line.contains("stage=") => finished += 1,
+            Some(Ok(line)) if finished(&line) => done += 1,
             Some(_) => {}
             None => break,
         }
@@ -85,14 +93,14 @@ fn kill_after(out: &Path, stage: usize, delay: Duration) -> bool {
 fn sigkill_at_any_point_leaves_only_whole_files_and_our_temporaries() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("world");
-    // How many stages a whole run logs.
+    // How many stages a whole run reports.
     let full = generation(&out).output().unwrap();
     assert!(full.status.success());
-    let stages = String::from_utf8_lossy(&full.stderr)
+    let stages = String::from_utf8_lossy(&full.stdout)
         .lines()
-        .filter(|l| l.contains(" in ") && l.contains("stage="))
+        .filter(|l| finished(l))
         .count();
-    assert!(stages >= 12, "{stages} stages logged");
+    assert!(stages >= 12, "{stages} stages reported");
     std::fs::remove_dir_all(&out).unwrap();
 
     let mut killed_running = 0;

@@ -7,7 +7,6 @@ use anyhow::{Context, Result};
 
 use islagen::config::Config;
 use islagen::pipeline;
-use islagen::progress::Progress;
 
 use super::args::GenerateArgs;
 use super::{export_kinds, world_config};
@@ -49,9 +48,9 @@ pub fn run(args: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         .map_err(super::too_large)?;
     }
     let progress = if args.progress_json {
-        Progress::json_lines()
+        super::progress::json_lines()
     } else {
-        Progress::for_terminal(quiet)
+        super::progress::for_terminal(quiet)
     };
     let started = Instant::now();
     let layout = if args.assets_layout {

@@ -7,6 +7,7 @@ mod blueprint;
 mod export;
 mod formats;
 mod generate;
+mod progress;
 mod serve;
 mod sweep;
 

@@ -23,6 +23,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use islagen::progress::ProgressEvent;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -327,17 +328,14 @@ fn watch(
     });
     if let Some(out) = stdout {
         for line in BufReader::new(out).lines().map_while(Result::ok) {
-            let Ok(v) = serde_json::from_str::<Value>(&line) else {
+            // The generation's own event type: anything else on its stdout is not progress.
+            let Ok(event) = serde_json::from_str::<ProgressEvent>(&line) else {
                 continue;
             };
-            let stage = v["stage"].as_str().unwrap_or("").to_string();
             let mut j = lock();
-            match v["event"].as_str() {
-                Some("start") => j.stage = stage,
-                Some("finish") => {
-                    let s = v["seconds"].as_f64().unwrap_or(0.0);
-                    j.stages.push((stage, s));
-                }
+            match event {
+                ProgressEvent::Start { stage, .. } => j.stage = stage,
+                ProgressEvent::Finish { stage, seconds } => j.stages.push((stage, seconds)),
                 _ => {}
             }
         }

@@ -1,23 +1,59 @@
-//! Progress and timing for long work: one indicatif bar per stage on a terminal (nothing when
-//! stderr is not a terminal), and every stage's wall time through tracing and into the run's
-//! summary. Stages never see this type: they take an `on_column` callback.
+//! Progress and timing for long work, as typed events. Each stage's start and finish
+//! ([`ProgressEvent`], serde) and its steps go to the [`ProgressSink`] the caller gives: the
+//! command line draws bars or prints the events as JSON lines, and `islagen serve` reads those
+//! lines back as the same type. Every stage's wall time is kept for the run's summary and logged
+//! through tracing. The engine draws nothing and writes nothing to stdout itself. Stages never
+//! see this type: they take an `on_column` callback.
 
-use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::{Deserialize, Serialize};
 
-/// Where progress goes, and the timings so far. Stages that run side by side (the blueprint
-/// writes and the snapshots) share one [`MultiProgress`], so their bars do not overwrite each
-/// other, and log lines are printed with the bars suspended.
+/// What a run reports as it goes: one event as a stage starts and one as it finishes. As JSON
+/// (`islagen --progress-json`): `{"event":"start","stage":NAME,"total":N}` and
+/// `{"event":"finish","stage":NAME,"seconds":S}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum ProgressEvent {
+    /// A stage began.
+    Start {
+        /// The stage's name (`pipeline::stage_names`).
+        stage: String,
+        /// Its steps (0 when it has no natural count).
+        #[serde(default)]
+        total: u64,
+    },
+    /// A stage ended.
+    Finish {
+        /// The stage's name.
+        stage: String,
+        /// Its wall time, seconds.
+        seconds: f64,
+    },
+}
+
+/// Where a run's progress goes. Every method may be called from any thread.
+pub trait ProgressSink: Send + Sync + std::fmt::Debug {
+    /// A stage started or finished.
+    fn event(&self, event: &ProgressEvent);
+    /// One step of the running stage `stage` is done.
+    fn step(&self, stage: &'static str) {
+        let _ = stage;
+    }
+    /// Runs `log` (a log line) so that it does not tear what the sink draws.
+    fn around_log(&self, log: &mut dyn FnMut()) {
+        log();
+    }
+}
+
+/// Where progress goes, and the timings so far.
 #[derive(Debug)]
 pub struct Progress {
-    multi: Option<MultiProgress>,
+    sink: Option<Arc<dyn ProgressSink>>,
     timings: Mutex<Vec<(String, Duration)>>,
-    /// Print one JSON line per stage start and finish on stdout (for `islagen serve`'s jobs).
-    json: bool,
     /// Set by whoever no longer wants the work (a superseded preview).
     cancel: Option<Arc<AtomicBool>>,
     /// When the work must stop, and the time it was given.
@@ -36,24 +72,19 @@ pub enum Stop {
 }
 
 impl Progress {
-    /// Bars when stderr is a terminal and `quiet` is false.
-    pub fn for_terminal(quiet: bool) -> Progress {
-        let bars = !quiet && std::io::stderr().is_terminal();
+    /// Progress reported to `sink` (timings are kept too).
+    pub fn to_sink(sink: Arc<dyn ProgressSink>) -> Progress {
         Progress {
-            multi: bars.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())),
-            timings: Mutex::new(Vec::new()),
-            json: false,
-            cancel: None,
-            deadline: None,
+            sink: Some(sink),
+            ..Progress::hidden()
         }
     }
 
-    /// No bars (timings are still kept).
+    /// Progress reported nowhere (timings are still kept).
     pub fn hidden() -> Progress {
         Progress {
-            multi: None,
+            sink: None,
             timings: Mutex::new(Vec::new()),
-            json: false,
             cancel: None,
             deadline: None,
         }
@@ -84,56 +115,22 @@ impl Progress {
         }
     }
 
-    /// No bars; each stage's start and finish as one JSON line on stdout,
-    /// `{"event":"start","stage":NAME}` and `{"event":"finish","stage":NAME,"seconds":S}`, for
-    /// a process that watches this one (`islagen serve`'s generation jobs).
-    pub fn json_lines() -> Progress {
-        Progress {
-            json: true,
-            ..Progress::hidden()
-        }
-    }
-
-    fn emit(&self, line: serde_json::Value) {
-        if self.json {
-            use std::io::Write;
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{line}");
-            let _ = out.flush();
+    fn emit(&self, event: ProgressEvent) {
+        if let Some(sink) = &self.sink {
+            sink.event(&event);
         }
     }
 
     /// Starts a stage of `total` steps (0 when the stage has no natural count).
     pub fn stage(&self, name: &'static str, total: u64) -> Stage<'_> {
-        let bar = match &self.multi {
-            Some(multi) if total > 0 => {
-                let bar = multi.add(ProgressBar::new(total));
-                bar.set_style(
-                    ProgressStyle::with_template("{prefix:>12} [{bar:40}] {percent:>3}% {elapsed}")
-                        .unwrap_or_else(|_| ProgressStyle::default_bar())
-                        .progress_chars("=> "),
-                );
-                bar
-            }
-            Some(multi) => {
-                // No natural count: a spinner that shows the stage is alive.
-                let bar = multi.add(ProgressBar::new_spinner());
-                bar.set_style(
-                    ProgressStyle::with_template("{prefix:>12} {spinner} {elapsed}")
-                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-                );
-                bar.enable_steady_tick(Duration::from_millis(120));
-                bar
-            }
-            None => ProgressBar::hidden(),
-        };
-        bar.set_prefix(name);
-        self.emit(serde_json::json!({"event": "start", "stage": name}));
+        self.emit(ProgressEvent::Start {
+            stage: name.to_string(),
+            total,
+        });
         crate::memory::reset_peak();
         Stage {
             owner: self,
             name,
-            bar,
             start: Instant::now(),
         }
     }
@@ -148,23 +145,23 @@ impl Progress {
 pub struct Stage<'a> {
     owner: &'a Progress,
     name: &'static str,
-    bar: ProgressBar,
     start: Instant,
 }
 
 impl Stage<'_> {
     /// One step done (callable from any thread).
     pub fn tick(&self) {
-        self.bar.inc(1);
+        if let Some(sink) = &self.owner.sink {
+            sink.step(self.name);
+        }
     }
 
-    /// Ends the stage: clears its bar, logs and records its time.
+    /// Ends the stage: reports, logs and records its time.
     pub fn finish(self) -> Duration {
         let elapsed = self.start.elapsed();
-        self.bar.finish_and_clear();
         let peak = crate::memory::heap().map(|(_, peak)| peak >> 20);
         let resident = crate::memory::resident_peak().map_or(0, |b| b >> 20);
-        let log = || match peak {
+        let mut log = || match peak {
             Some(mib) => tracing::info!(
                 stage = self.name,
                 heap_peak_mib = mib,
@@ -175,16 +172,17 @@ impl Stage<'_> {
             ),
             None => tracing::info!(stage = self.name, "{} in {:.2?}", self.name, elapsed),
         };
-        match &self.owner.multi {
-            Some(multi) => multi.suspend(log),
+        match &self.owner.sink {
+            Some(sink) => sink.around_log(&mut log),
             None => log(),
         }
         if let Ok(mut t) = self.owner.timings.lock() {
             t.push((self.name.to_string(), elapsed));
         }
-        self.owner.emit(serde_json::json!({
-            "event": "finish", "stage": self.name, "seconds": elapsed.as_secs_f64()
-        }));
+        self.owner.emit(ProgressEvent::Finish {
+            stage: self.name.to_string(),
+            seconds: elapsed.as_secs_f64(),
+        });
         elapsed
     }
 }
