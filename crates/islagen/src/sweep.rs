@@ -74,7 +74,7 @@ pub enum SweepError {
     /// A seed's files (its blueprints, pictures, exports for engines and GIS) could not be
     /// written.
     #[error(transparent)]
-    Export(#[from] pipeline::ExportError),
+    Export(#[from] pipeline::OutputError),
 }
 
 /// What is wrong with part of a seed list.

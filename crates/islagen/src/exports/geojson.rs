@@ -48,7 +48,7 @@ use geojson::{Feature, FeatureCollection, Geometry, JsonObject, Value};
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::{ExportError, Frame, RecordedSea, Unsupported};
+use super::{Frame, OutputError, RecordedSea, Unsupported};
 use crate::blueprint::format::{Salinity, WaterBodyType};
 use crate::blueprint::{Biome, Blueprint, RoadTier};
 use crate::render;
@@ -81,16 +81,16 @@ pub fn export(
     bp: &Blueprint,
     path: &Path,
     tolerance_m2: Option<f64>,
-) -> Result<GeojsonReport, ExportError> {
+) -> Result<GeojsonReport, OutputError> {
     let (collection, report) = collection(bp, tolerance_m2)?;
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(ExportError::io("creating", parent))?;
+        std::fs::create_dir_all(parent).map_err(OutputError::io("creating", parent))?;
     }
     crate::output::write_atomically(path, |w| {
         serde_json::to_writer(&mut *w, &collection).map_err(std::io::Error::other)?;
         w.write_all(b"\n")
     })
-    .map_err(ExportError::io("writing", path))?;
+    .map_err(OutputError::io("writing", path))?;
     Ok(report)
 }
 
@@ -98,7 +98,7 @@ pub fn export(
 pub fn collection(
     bp: &Blueprint,
     tolerance_m2: Option<f64>,
-) -> Result<(FeatureCollection, GeojsonReport), ExportError> {
+) -> Result<(FeatureCollection, GeojsonReport), OutputError> {
     let frame = Frame::of(bp)?;
     let pixel_m2 = frame.metres_per_px * frame.metres_per_px;
     let tolerance_m2 = tolerance_m2.unwrap_or(pixel_m2);

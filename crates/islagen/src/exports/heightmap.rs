@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{rows, ExportError, Frame, RecordedSea, Unsupported};
+use super::{rows, Frame, OutputError, RecordedSea, Unsupported};
 use crate::blueprint::Blueprint;
 use crate::units::METRES_PER_RAW;
 
@@ -79,7 +79,7 @@ pub struct HeightGrid {
 
 /// The heights of `bp` as metres above its sea level; resampled to `resample` × `resample`
 /// (bilinear, corner-aligned) when given.
-pub fn height_grid(bp: &Blueprint, resample: Option<usize>) -> Result<HeightGrid, ExportError> {
+pub fn height_grid(bp: &Blueprint, resample: Option<usize>) -> Result<HeightGrid, OutputError> {
     let frame = Frame::of(bp)?;
     raw_range(bp)?;
     let sea = RecordedSea::of(bp);
@@ -108,7 +108,7 @@ pub fn height_grid(bp: &Blueprint, resample: Option<usize>) -> Result<HeightGrid
 }
 
 /// The lowest and highest raw heights of `bp`; an error if any is NaN or infinite.
-fn raw_range(bp: &Blueprint) -> Result<(f32, f32), ExportError> {
+fn raw_range(bp: &Blueprint) -> Result<(f32, f32), OutputError> {
     let (lo, hi, bad) = match bp.heights.as_slice() {
         Some(h) => range(h),
         None => range(&bp.heights.iter().copied().collect::<Vec<f32>>()),
@@ -307,11 +307,11 @@ pub fn export(
     path: &Path,
     format: HeightFormat,
     resample: Option<usize>,
-) -> Result<Sidecar, ExportError> {
+) -> Result<Sidecar, OutputError> {
     let sea = RecordedSea::of(bp);
     let frame = Frame::of(bp)?;
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(ExportError::io("creating", parent))?;
+        std::fs::create_dir_all(parent).map_err(OutputError::io("creating", parent))?;
     }
     // At the map's own size the samples are made straight from the [x, y] grid in file order;
     // resampled, from the north-first metre grid.
@@ -323,7 +323,7 @@ pub fn export(
     let json = serde_json::to_vec_pretty(&sidecar).map_err(std::io::Error::other);
     let side = sidecar_path(path);
     json.and_then(|j| crate::output::write_bytes_atomically(&side, &j))
-        .map_err(ExportError::io("writing", &side))?;
+        .map_err(OutputError::io("writing", &side))?;
     Ok(sidecar)
 }
 
@@ -343,7 +343,7 @@ fn write_native(
     format: HeightFormat,
     frame: &Frame,
     sea: &RecordedSea,
-) -> Result<Samples, ExportError> {
+) -> Result<Samples, OutputError> {
     let (lo, hi) = raw_range(bp)?;
     let q = Quantiser::new(f64::from(sea.metres(lo)), f64::from(sea.metres(hi)));
     let s = frame.side;
@@ -366,7 +366,7 @@ fn write_native(
             },
         ),
     }
-    .map_err(ExportError::io("writing", path))?;
+    .map_err(OutputError::io("writing", path))?;
     Ok(Samples {
         n: s,
         spacing_m: frame.metres_per_px,
@@ -381,7 +381,7 @@ fn write_resampled(
     path: &Path,
     format: HeightFormat,
     resample: Option<usize>,
-) -> Result<Samples, ExportError> {
+) -> Result<Samples, OutputError> {
     let grid = height_grid(bp, resample)?;
     let (n, q) = (grid.side, quantiser(&grid.metres));
     match format {
@@ -402,7 +402,7 @@ fn write_resampled(
         ),
         HeightFormat::Tiff => write_tiff(path, &grid),
     }
-    .map_err(ExportError::io("writing", path))?;
+    .map_err(OutputError::io("writing", path))?;
     Ok(Samples {
         n,
         spacing_m: grid.spacing_m,

@@ -46,7 +46,7 @@ use crate::blueprint::Blueprint;
 use crate::pipeline::Written;
 use crate::units::{metres_per_px, raw_to_m, WORLD_SIZE_M};
 
-pub use crate::pipeline::ExportError;
+pub use crate::pipeline::OutputError;
 
 /// What about a blueprint or a request makes an export impossible.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -275,12 +275,12 @@ pub fn write_set(
     bp: &Blueprint,
     dir: &Path,
     kinds: &[ExportKind],
-) -> Result<Vec<Written>, ExportError> {
+) -> Result<Vec<Written>, OutputError> {
     if kinds.is_empty() {
         return Ok(Vec::new());
     }
-    std::fs::create_dir_all(dir).map_err(ExportError::io("creating", dir))?;
-    crate::output::remove_stale_temps(dir).map_err(ExportError::io("cleaning", dir))?;
+    std::fs::create_dir_all(dir).map_err(OutputError::io("creating", dir))?;
+    crate::output::remove_stale_temps(dir).map_err(OutputError::io("cleaning", dir))?;
     let mut written = Vec::new();
     for kind in kinds {
         let files = match kind {
@@ -303,7 +303,7 @@ pub fn write_set(
         };
         for path in files {
             let bytes = std::fs::metadata(&path)
-                .map_err(ExportError::io("reading the size of", &path))?
+                .map_err(OutputError::io("reading the size of", &path))?
                 .len();
             written.push(Written { path, bytes });
         }

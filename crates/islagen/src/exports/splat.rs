@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{rows, ExportError, Frame, Unsupported};
+use super::{rows, Frame, OutputError, Unsupported};
 use crate::blueprint::{Biome, Blueprint, RoadTier};
 use crate::render::{self, Canvas};
 use crate::units::WORLD_SIZE_M;
@@ -356,11 +356,11 @@ pub fn legend(frame: &Frame, blur_m: f32, r: usize) -> Legend {
 
 /// Writes the splat maps, the masks and `splat.json` into `dir` (created if missing), each
 /// atomically, with a box blur `blur_m` metres wide (0 = none).
-pub fn export(bp: &Blueprint, dir: &Path, blur_m: f32) -> Result<SplatReport, ExportError> {
+pub fn export(bp: &Blueprint, dir: &Path, blur_m: f32) -> Result<SplatReport, OutputError> {
     let frame = Frame::of(bp)?;
     let r = blur_radius_px(&frame, blur_m)?;
-    std::fs::create_dir_all(dir).map_err(ExportError::io("creating", dir))?;
-    crate::output::remove_stale_temps(dir).map_err(ExportError::io("cleaning", dir))?;
+    std::fs::create_dir_all(dir).map_err(OutputError::io("creating", dir))?;
+    crate::output::remove_stale_temps(dir).map_err(OutputError::io("cleaning", dir))?;
     let legend = legend(&frame, blur_m, r);
     let s = frame.side;
     let (splats, masks) = rayon::join(|| weights(bp, r), || masks(bp));
@@ -373,13 +373,13 @@ pub fn export(bp: &Blueprint, dir: &Path, blur_m: f32) -> Result<SplatReport, Ex
     }
     jobs.par_iter()
         .map(|(path, color, bytes)| {
-            write_png8(path, s, *color, bytes).map_err(ExportError::io("writing", path))
+            write_png8(path, s, *color, bytes).map_err(OutputError::io("writing", path))
         })
-        .collect::<Result<Vec<()>, ExportError>>()?;
+        .collect::<Result<Vec<()>, OutputError>>()?;
     let path = dir.join("splat.json");
     let json = serde_json::to_vec_pretty(&legend).map_err(std::io::Error::other);
     json.and_then(|j| crate::output::write_bytes_atomically(&path, &j))
-        .map_err(ExportError::io("writing", &path))?;
+        .map_err(OutputError::io("writing", &path))?;
     let mut files: Vec<PathBuf> = jobs.into_iter().map(|(p, _, _)| p).collect();
     files.push(path);
     Ok(SplatReport { files, legend })

@@ -92,7 +92,7 @@ pub fn sidecar_path(dir: &Path, seed: i32, layout: SidecarLayout) -> PathBuf {
 /// Why a world's files could not be written: the blueprints, snapshots and sidecar here, and
 /// the exports for engines and GIS ([`crate::exports`]). Every variant names the file.
 #[derive(Debug, thiserror::Error)]
-pub enum ExportError {
+pub enum OutputError {
     /// A folder or a file could not be made.
     #[error("{action} {path}")]
     Io {
@@ -116,13 +116,13 @@ pub enum ExportError {
     Unsupported(#[from] crate::exports::Unsupported),
 }
 
-impl ExportError {
+impl OutputError {
     /// The error of `action` on `path`, for `map_err`.
     pub(crate) fn io<'a>(
         action: &'static str,
         path: &'a Path,
-    ) -> impl FnOnce(std::io::Error) -> ExportError + 'a {
-        move |source| ExportError::Io {
+    ) -> impl FnOnce(std::io::Error) -> OutputError + 'a {
+        move |source| OutputError::Io {
             action,
             path: path.to_owned(),
             source,
@@ -137,7 +137,7 @@ pub fn export(
     world: &mut World,
     dir: &Path,
     progress: &Progress,
-) -> Result<Vec<Written>, ExportError> {
+) -> Result<Vec<Written>, OutputError> {
     export_with(world, dir, SidecarLayout::Beside, progress)
 }
 
@@ -147,7 +147,7 @@ pub fn export_with(
     dir: &Path,
     layout: SidecarLayout,
     progress: &Progress,
-) -> Result<Vec<Written>, ExportError> {
+) -> Result<Vec<Written>, OutputError> {
     prepare(dir)?;
     world.blueprint.params.stamp_provenance();
     let early = write_early(world, dir, progress)?;
@@ -162,7 +162,7 @@ pub enum RunError {
     Generate(#[from] GenerateError),
     /// The files could not be written.
     #[error(transparent)]
-    Export(#[from] ExportError),
+    Export(#[from] OutputError),
 }
 
 /// [`super::generate`] then [`export_with`], the same world and the same bytes, in less time:
@@ -201,9 +201,9 @@ fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
 }
 
 /// Makes `dir` and clears the temporary files a killed islagen left in it.
-fn prepare(dir: &Path) -> Result<(), ExportError> {
-    std::fs::create_dir_all(dir).map_err(ExportError::io("creating", dir))?;
-    crate::output::remove_stale_temps(dir).map_err(ExportError::io("cleaning", dir))?;
+fn prepare(dir: &Path) -> Result<(), OutputError> {
+    std::fs::create_dir_all(dir).map_err(OutputError::io("creating", dir))?;
+    crate::output::remove_stale_temps(dir).map_err(OutputError::io("cleaning", dir))?;
     Ok(())
 }
 
@@ -218,7 +218,7 @@ struct Early {
 /// wait on the disk and the pictures on the CPU, so they run side by side: the heads on a
 /// thread of their own, the pictures on a pool of their own (neither holds a thread of the
 /// global pool, which the road search may be using).
-fn write_early(world: &World, dir: &Path, progress: &Progress) -> Result<Early, ExportError> {
+fn write_early(world: &World, dir: &Path, progress: &Progress) -> Result<Early, OutputError> {
     let names = OutputNames::of(world.blueprint.params.world_seed);
     let (blueprints, snapshots) = std::thread::scope(|s| {
         let heads = s.spawn(|| begin_blueprints(&world.blueprint, dir, &names, progress));
@@ -240,7 +240,7 @@ fn write_late(
     dir: &Path,
     layout: SidecarLayout,
     progress: &Progress,
-) -> Result<Vec<Written>, ExportError> {
+) -> Result<Vec<Written>, OutputError> {
     let bp = &world.blueprint;
     let names = OutputNames::of(bp.params.world_seed);
     let stage = progress.stage("write roads", 0);
@@ -248,7 +248,7 @@ fn write_late(
     for (path, pending) in early.blueprints {
         let bytes = pending
             .finish(&bp.roads)
-            .map_err(|source| ExportError::Blueprint {
+            .map_err(|source| OutputError::Blueprint {
                 path: path.clone(),
                 source,
             })?;
@@ -279,15 +279,15 @@ fn begin_blueprints(
     dir: &Path,
     names: &OutputNames,
     progress: &Progress,
-) -> Result<Vec<(PathBuf, PendingFile)>, ExportError> {
+) -> Result<Vec<(PathBuf, PendingFile)>, OutputError> {
     let begin = |stage: &'static str,
                  name: &String,
                  layout: Layout|
-     -> Result<(PathBuf, PendingFile), ExportError> {
+     -> Result<(PathBuf, PendingFile), OutputError> {
         let stage = progress.stage(stage, 0);
         let path = dir.join(name);
         let file =
-            blueprint::begin_file(&path, bp, layout).map_err(|source| ExportError::Blueprint {
+            blueprint::begin_file(&path, bp, layout).map_err(|source| OutputError::Blueprint {
                 path: path.clone(),
                 source,
             })?;
@@ -319,7 +319,7 @@ fn write_snapshots(
     names: &OutputNames,
     which: Snapshots,
     progress: &Progress,
-) -> Result<Vec<Written>, ExportError> {
+) -> Result<Vec<Written>, OutputError> {
     let bp = &world.blueprint;
     let stage = (which == Snapshots::Land).then(|| progress.stage("snapshots", 0));
     let land = which == Snapshots::Land;
@@ -363,7 +363,7 @@ fn write_snapshots(
         .num_threads(rayon::current_num_threads())
         .thread_name(|i| format!("snapshots-{i}"))
         .build()
-        .map_err(|e| ExportError::Io {
+        .map_err(|e| OutputError::Io {
             action: "starting the snapshot threads for",
             path: dir.to_owned(),
             source: std::io::Error::other(e),
@@ -374,7 +374,7 @@ fn write_snapshots(
         .zip(paths)
         .map(|(bytes, path)| match bytes {
             Ok(bytes) => Ok(Written { path, bytes }),
-            Err(source) => Err(ExportError::Io {
+            Err(source) => Err(OutputError::Io {
                 action: "writing",
                 path,
                 source,
@@ -387,14 +387,14 @@ fn write_snapshots(
     Ok(written)
 }
 
-fn write_sidecar(bp: &Blueprint, path: &Path) -> Result<Written, ExportError> {
+fn write_sidecar(bp: &Blueprint, path: &Path) -> Result<Written, OutputError> {
     let structures = crate::formats::structures::from_world(bp).to_json();
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(ExportError::io("creating", parent))?;
-        crate::output::remove_stale_temps(parent).map_err(ExportError::io("cleaning", parent))?;
+        std::fs::create_dir_all(parent).map_err(OutputError::io("creating", parent))?;
+        crate::output::remove_stale_temps(parent).map_err(OutputError::io("cleaning", parent))?;
     }
     crate::output::write_bytes_atomically(path, structures.as_bytes())
-        .map_err(ExportError::io("writing", path))?;
+        .map_err(OutputError::io("writing", path))?;
     Ok(Written {
         bytes: structures.len() as u64,
         path: path.to_owned(),

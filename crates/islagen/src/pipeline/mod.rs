@@ -26,7 +26,7 @@ use ndarray::Array2;
 use serde::Serialize;
 
 pub use export::{
-    export, export_with, generate_and_export, sidecar_path, ExportError, OutputNames, RunError,
+    export, export_with, generate_and_export, sidecar_path, OutputError, OutputNames, RunError,
     SidecarLayout, Written,
 };
 

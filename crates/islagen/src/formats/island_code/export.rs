@@ -38,7 +38,7 @@ const DEFAULT_SEA: f32 = 0.15;
 /// Why a world cannot be exported.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot export an island of side {side} from a map of {map_size}: need 1 ≤ side ≤ MapSize and side ≤ {max}", max = super::MAX_SIDE)]
-pub struct ExportError {
+pub struct IslandCodeExportError {
     side: usize,
     map_size: usize,
 }
@@ -48,10 +48,10 @@ fn hash(seed: i32, i: usize) -> u64 {
 }
 
 /// The world `bp` as an island of `side` × `side` tiles.
-pub fn island_from_world(bp: &Blueprint, side: usize) -> Result<Island, ExportError> {
+pub fn island_from_world(bp: &Blueprint, side: usize) -> Result<Island, IslandCodeExportError> {
     let n = bp.side();
     if side == 0 || side > n || side > super::MAX_SIDE {
-        return Err(ExportError { side, map_size: n });
+        return Err(IslandCodeExportError { side, map_size: n });
     }
     let crater = (bp.params.crater_radius > 0.0).then(|| {
         let r = bp.params.crater_radius * crate::units::scale_factor(n);

@@ -220,7 +220,7 @@ pub const MAX_WIDTH: usize = 4096;
 
 /// Why a world cannot be exported as a StarMade blueprint.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ExportError {
+pub enum StarmadeExportError {
     /// The width is outside [`MIN_WIDTH`]..=[`MAX_WIDTH`].
     #[error("width {width} must be within {MIN_WIDTH}..={MAX_WIDTH} blocks")]
     WidthOutOfRange {
@@ -244,9 +244,9 @@ pub fn island(
     width: usize,
     entity: Entity,
     name: &str,
-) -> Result<Voxels, ExportError> {
+) -> Result<Voxels, StarmadeExportError> {
     if !(MIN_WIDTH..=MAX_WIDTH).contains(&width) {
-        return Err(ExportError::WidthOutOfRange { width });
+        return Err(StarmadeExportError::WidthOutOfRange { width });
     }
     let grid = BlockGrid::new(bp, land_box(bp)?, width);
     let (columns, blocks) = grid.blocks(bp);
@@ -288,7 +288,7 @@ pub fn island(
 const CORE: i32 = 16;
 
 /// The land's bounding box `[x0, y0, x1, y1)` in pixels, with a one-pixel margin.
-fn land_box(bp: &crate::blueprint::Blueprint) -> Result<[usize; 4], ExportError> {
+fn land_box(bp: &crate::blueprint::Blueprint) -> Result<[usize; 4], StarmadeExportError> {
     let n = bp.side();
     let (mut x0, mut y0, mut x1, mut y1) = (n, n, 0, 0);
     for ((x, y), _) in bp.biomes.indexed_iter() {
@@ -300,7 +300,7 @@ fn land_box(bp: &crate::blueprint::Blueprint) -> Result<[usize; 4], ExportError>
         }
     }
     if x1 <= x0 {
-        return Err(ExportError::NoLand);
+        return Err(StarmadeExportError::NoLand);
     }
     Ok([
         x0.saturating_sub(1),
@@ -429,7 +429,7 @@ impl BlockGrid {
 /// and each block type's count.
 fn segments(
     blocks: &BTreeMap<[i32; 3], u16>,
-) -> Result<(Vec<Segment>, BTreeMap<u16, i32>), ExportError> {
+) -> Result<(Vec<Segment>, BTreeMap<u16, i32>), StarmadeExportError> {
     let mut segments: BTreeMap<[i32; 3], Vec<u32>> = BTreeMap::new();
     let mut elements: BTreeMap<u16, i32> = BTreeMap::new();
     for (p, id) in blocks {
@@ -441,7 +441,7 @@ fn segments(
             active: false,
             orientation: 0,
         })
-        .ok_or(ExportError::TerrainIdTooWide { id: *id })?;
+        .ok_or(StarmadeExportError::TerrainIdTooWide { id: *id })?;
         segments
             .entry(origin)
             .or_insert_with(|| vec![0; 32 * 32 * 32])[local[0] + 32 * local[1] + 1024 * local[2]] =
