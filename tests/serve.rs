@@ -1202,7 +1202,19 @@ fn stopping_the_server_with_sigterm_stops_its_generation() {
 #[test]
 fn a_second_ctrl_c_quits_at_once() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut server, url) = serve_command(dir.path(), &[], false);
+    let (mut server, url) = serve_command(dir.path(), &[], true);
+    // The server's log, line by line, as it comes.
+    let (log_tx, log) = std::sync::mpsc::channel::<String>();
+    let stderr = server.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = log_tx.send(line);
+        }
+    });
     let addr: std::net::SocketAddr = url
         .trim_start_matches("http://")
         .trim_end_matches('/')
@@ -1224,7 +1236,15 @@ fn a_second_ctrl_c_quits_at_once() {
         assert!(kill.success());
     };
     interrupt();
-    std::thread::sleep(Duration::from_millis(1000));
+    // Ready: the server says it is stopping (and so waits for the request in flight).
+    loop {
+        let line = log
+            .recv_timeout(Duration::from_secs(10))
+            .expect("no `stopping` line after Ctrl-C");
+        if line.contains("stopping") {
+            break;
+        }
+    }
     assert!(
         server.try_wait().unwrap().is_none(),
         "the first Ctrl-C waits for the request in flight"
