@@ -372,14 +372,19 @@ fn a_tile_at_one_to_one_is_the_snapshot_window() {
     }
 }
 
-#[test]
-fn a_probe_reads_the_blueprint_in_metres() {
+/// A server on the fixture, the fixture's world read whole, and its sea level (raw).
+fn serving_the_fixture() -> (Server, islagen::blueprint::Blueprint, f32) {
     let f = fixture();
-    let s = start(&f.root);
     let bp = islagen::blueprint::read_file(&f.root.join(W))
         .unwrap()
         .blueprint;
     let sea = islagen::exports::RecordedSea::of(&bp).raw;
+    (start(&f.root), bp, sea)
+}
+
+#[test]
+fn a_probe_reads_the_blueprint_in_metres() {
+    let (s, bp, sea) = serving_the_fixture();
     for (x, y) in [(256.5, 256.25), (3.0, 500.9), (400.0, 100.0)] {
         let v = get(&s, &format!("api/probe?w={W}&x={x}&y={y}")).json();
         let (px, py) = (x as usize, y as usize);
@@ -1427,12 +1432,7 @@ fn a_server_killed_mid_job_and_restarted_under_the_same_pid_recovers() {
 /// is small, at most 1024 samples a side, water at its level; a bad region is a JSON 400.
 #[test]
 fn a_surface_is_the_region_in_metres_with_water_at_its_level() {
-    let f = fixture();
-    let s = start(&f.root);
-    let bp = islagen::blueprint::read_file(&f.root.join(W))
-        .unwrap()
-        .blueprint;
-    let sea = islagen::exports::RecordedSea::of(&bp).raw;
+    let (s, bp, sea) = serving_the_fixture();
     let ids = bp.water_ids.as_ref().unwrap();
     let level = |id: u16| {
         let bodies = bp.water_bodies.as_ref().unwrap();

@@ -348,11 +348,8 @@ async fn view(
         .take(Layer::ALL.len())
         .map(|l| Layer::parse(l).ok_or_else(|| ApiError::bad_request(format!("no layer {l:?}"))))
         .collect::<ApiResult<_>>()?;
+    ordered([q.x0, q.y0, q.x1, q.y1])?;
     let (dx, dy) = (q.x1 - q.x0, q.y1 - q.y0);
-    let finite = [q.x0, q.y0, q.x1, q.y1].iter().all(|v| v.is_finite());
-    if !finite || dx <= 0.0 || dy <= 0.0 {
-        return Err(ApiError::bad_request("need finite x0 < x1 and y0 < y1"));
-    }
     if q.width == 0 || q.width > MAX_VIEW_PX {
         return Err(ApiError::bad_request(format!(
             "width must be 1..={MAX_VIEW_PX}"
@@ -387,6 +384,15 @@ async fn view(
     .await
 }
 
+/// A region given as map pixels `[x0, y0, x1, y1]`: finite, with x0 < x1 and y0 < y1.
+fn ordered([x0, y0, x1, y1]: [f64; 4]) -> ApiResult<()> {
+    let finite = [x0, y0, x1, y1].iter().all(|v| v.is_finite());
+    if !finite || x1 <= x0 || y1 <= y0 {
+        return Err(ApiError::bad_request("need finite x0 < x1 and y0 < y1"));
+    }
+    Ok(())
+}
+
 #[derive(Deserialize)]
 struct RegionQuery {
     w: String,
@@ -404,10 +410,7 @@ async fn surface_handler(
     q: Result<Query<RegionQuery>, QueryRejection>,
 ) -> ApiResult<Response> {
     let Query(q) = q?;
-    let finite = [q.x0, q.y0, q.x1, q.y1].iter().all(|v| v.is_finite());
-    if !finite || q.x1 <= q.x0 || q.y1 <= q.y0 {
-        return Err(ApiError::bad_request("need finite x0 < x1 and y0 < y1"));
-    }
+    ordered([q.x0, q.y0, q.x1, q.y1])?;
     let turn = heavy_turn(&s).await?;
     blocking(move || {
         let _turn = turn;
