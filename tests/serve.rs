@@ -372,6 +372,13 @@ fn a_tile_at_one_to_one_is_the_snapshot_window() {
     }
 }
 
+/// Asks for `path` and checks the answer is `status` with the API's JSON error.
+fn refused(s: &Server, path: &str, status: u16) {
+    let r = get(s, path);
+    assert_eq!(r.status, status, "{path}");
+    assert!(r.json()["error"].is_string(), "{path}");
+}
+
 /// A server on the fixture, the fixture's world read whole, and its sea level (raw).
 fn serving_the_fixture() -> (Server, islagen::blueprint::Blueprint, f32) {
     let f = fixture();
@@ -403,9 +410,7 @@ fn a_probe_reads_the_blueprint_in_metres() {
         "x=1",
         "x=1&y=2&r=1000",
     ] {
-        let r = get(&s, &format!("api/probe?w={W}&{bad}"));
-        assert_eq!(r.status, 400, "{bad}");
-        assert!(r.json()["error"].is_string());
+        refused(&s, &format!("api/probe?w={W}&{bad}"), 400);
     }
 }
 
@@ -467,9 +472,7 @@ fn bodies_and_coordinates_are_bounded_and_bad_requests_say_why() {
         "api/tile/height/0/0/0.jpg",
         "api/tile/nope/0/0/0.png",
     ] {
-        let r = get(&s, &format!("{missing}?w={W}"));
-        assert_eq!(r.status, 404, "{missing}");
-        assert!(r.json()["error"].is_string(), "{missing}");
+        refused(&s, &format!("{missing}?w={W}"), 404);
     }
     // Malformed coordinates: 400, naming the coordinate (issue 50: these were 404, and +1
     // passed).
@@ -1489,8 +1492,6 @@ fn a_surface_is_the_region_in_metres_with_water_at_its_level() {
         "x0=600&y0=0&x1=700&y1=9",
         "x0=1",
     ] {
-        let r = get(&s, &format!("api/surface?w={W}&{bad}"));
-        assert_eq!(r.status, 400, "{bad}");
-        assert!(r.json()["error"].is_string(), "{bad}");
+        refused(&s, &format!("api/surface?w={W}&{bad}"), 400);
     }
 }
