@@ -1119,7 +1119,6 @@ fn processes_mentioning(needle: &str) -> Vec<u32> {
 /// `islagen serve ROOT --port 0 EXTRA…` as a child process (stderr kept when `stderr`), and the
 /// URL it printed.
 fn serve_command(root: &Path, extra: &[&str], stderr: bool) -> (std::process::Child, String) {
-    use std::io::BufRead;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_islagen"))
         .args(["serve", root.to_str().unwrap(), "--port", "0"])
         .args(extra)
@@ -1131,12 +1130,20 @@ fn serve_command(root: &Path, extra: &[&str], stderr: bool) -> (std::process::Ch
         })
         .spawn()
         .unwrap();
+    let url = printed_url(&mut child);
+    (child, url)
+}
+
+/// The URL a just-started `islagen serve` prints as its first line.
+fn printed_url(child: &mut std::process::Child) -> String {
+    use std::io::BufRead;
     let mut line = String::new();
     std::io::BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
     let url = line.trim().rsplit(' ').next().unwrap().to_string();
-    (child, url)
+    assert!(url.starts_with("http://"), "{line:?}");
+    url
 }
 
 /// `islagen serve` on `root` (a child process), started generating a `size` world: the server,
@@ -1320,7 +1327,6 @@ fn slow_header_connections_are_closed_and_the_cap_holds_new_ones_back() {
 /// `islagen serve ROOT --port 0` as PID 1 of a PID namespace of its own (`unshare`, which kills
 /// it when killed), and its URL.
 fn serve_in_pid_namespace(root: &Path) -> (std::process::Child, String) {
-    use std::io::BufRead;
     let mut child = std::process::Command::new("unshare")
         .args(["--pid", "--fork", "--mount", "--mount-proc", "--kill-child"])
         .arg(env!("CARGO_BIN_EXE_islagen"))
@@ -1329,12 +1335,7 @@ fn serve_in_pid_namespace(root: &Path) -> (std::process::Child, String) {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line.trim().rsplit(' ').next().unwrap().to_string();
-    assert!(url.starts_with("http://"), "{line:?}");
+    let url = printed_url(&mut child);
     (child, url)
 }
 
