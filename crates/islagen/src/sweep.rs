@@ -71,10 +71,12 @@ pub enum SweepError {
     /// Generation of a seed failed.
     #[error(transparent)]
     Generate(#[from] pipeline::GenerateError),
-    /// A seed's files (its blueprints, pictures, exports for engines and GIS) could not be
-    /// written.
+    /// A seed's files (its blueprints, pictures) could not be written.
     #[error(transparent)]
-    Export(#[from] pipeline::OutputError),
+    Output(#[from] pipeline::OutputError),
+    /// A seed's exports for engines and GIS could not be made.
+    #[error(transparent)]
+    Export(#[from] crate::exports::ExportError),
 }
 
 /// What is wrong with part of a seed list.
@@ -100,7 +102,7 @@ impl From<pipeline::RunError> for SweepError {
     fn from(e: pipeline::RunError) -> SweepError {
         match e {
             pipeline::RunError::Generate(e) => SweepError::Generate(e),
-            pipeline::RunError::Export(e) => SweepError::Export(e),
+            pipeline::RunError::Export(e) => SweepError::Output(e),
         }
     }
 }

@@ -48,7 +48,7 @@ use geojson::{Feature, FeatureCollection, Geometry, JsonObject, Value};
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::{Frame, OutputError, RecordedSea, Unsupported};
+use super::{ExportError, Frame, OutputError, RecordedSea, Unsupported};
 use crate::blueprint::format::{Salinity, WaterBodyType};
 use crate::blueprint::{Biome, Blueprint, RoadTier};
 use crate::render;
@@ -81,7 +81,7 @@ pub fn export(
     bp: &Blueprint,
     path: &Path,
     tolerance_m2: Option<f64>,
-) -> Result<GeojsonReport, OutputError> {
+) -> Result<GeojsonReport, ExportError> {
     let (collection, report) = collection(bp, tolerance_m2)?;
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(OutputError::io("creating", parent))?;
@@ -98,7 +98,7 @@ pub fn export(
 pub fn collection(
     bp: &Blueprint,
     tolerance_m2: Option<f64>,
-) -> Result<(FeatureCollection, GeojsonReport), OutputError> {
+) -> Result<(FeatureCollection, GeojsonReport), ExportError> {
     let frame = Frame::of(bp)?;
     let pixel_m2 = frame.metres_per_px * frame.metres_per_px;
     let tolerance_m2 = tolerance_m2.unwrap_or(pixel_m2);

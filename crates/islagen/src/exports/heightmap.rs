@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{rows, Frame, OutputError, RecordedSea, Unsupported};
+use super::{rows, ExportError, Frame, OutputError, RecordedSea, Unsupported};
 use crate::blueprint::Blueprint;
 use crate::units::METRES_PER_RAW;
 
@@ -79,7 +79,7 @@ pub struct HeightGrid {
 
 /// The heights of `bp` as metres above its sea level; resampled to `resample` × `resample`
 /// (bilinear, corner-aligned) when given.
-pub fn height_grid(bp: &Blueprint, resample: Option<usize>) -> Result<HeightGrid, OutputError> {
+pub fn height_grid(bp: &Blueprint, resample: Option<usize>) -> Result<HeightGrid, ExportError> {
     let frame = Frame::of(bp)?;
     raw_range(bp)?;
     let sea = RecordedSea::of(bp);
@@ -108,7 +108,7 @@ pub fn height_grid(bp: &Blueprint, resample: Option<usize>) -> Result<HeightGrid
 }
 
 /// The lowest and highest raw heights of `bp`; an error if any is NaN or infinite.
-fn raw_range(bp: &Blueprint) -> Result<(f32, f32), OutputError> {
+fn raw_range(bp: &Blueprint) -> Result<(f32, f32), ExportError> {
     let (lo, hi, bad) = match bp.heights.as_slice() {
         Some(h) => range(h),
         None => range(&bp.heights.iter().copied().collect::<Vec<f32>>()),
@@ -307,7 +307,7 @@ pub fn export(
     path: &Path,
     format: HeightFormat,
     resample: Option<usize>,
-) -> Result<Sidecar, OutputError> {
+) -> Result<Sidecar, ExportError> {
     let sea = RecordedSea::of(bp);
     let frame = Frame::of(bp)?;
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -343,7 +343,7 @@ fn write_native(
     format: HeightFormat,
     frame: &Frame,
     sea: &RecordedSea,
-) -> Result<Samples, OutputError> {
+) -> Result<Samples, ExportError> {
     let (lo, hi) = raw_range(bp)?;
     let q = Quantiser::new(f64::from(sea.metres(lo)), f64::from(sea.metres(hi)));
     let s = frame.side;
@@ -381,7 +381,7 @@ fn write_resampled(
     path: &Path,
     format: HeightFormat,
     resample: Option<usize>,
-) -> Result<Samples, OutputError> {
+) -> Result<Samples, ExportError> {
     let grid = height_grid(bp, resample)?;
     let (n, q) = (grid.side, quantiser(&grid.metres));
     match format {

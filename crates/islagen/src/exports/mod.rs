@@ -48,6 +48,17 @@ use crate::units::{metres_per_px, raw_to_m, WORLD_SIZE_M};
 
 pub use crate::pipeline::OutputError;
 
+/// Why an export for engines and GIS failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// A file could not be written.
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    /// The blueprint cannot be exported as asked.
+    #[error("cannot export: {0}")]
+    Unsupported(#[from] Unsupported),
+}
+
 /// What about a blueprint or a request makes an export impossible.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Unsupported {
@@ -275,7 +286,7 @@ pub fn write_set(
     bp: &Blueprint,
     dir: &Path,
     kinds: &[ExportKind],
-) -> Result<Vec<Written>, OutputError> {
+) -> Result<Vec<Written>, ExportError> {
     if kinds.is_empty() {
         return Ok(Vec::new());
     }

@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{rows, Frame, OutputError, Unsupported};
+use super::{rows, ExportError, Frame, OutputError, Unsupported};
 use crate::blueprint::{Biome, Blueprint, RoadTier};
 use crate::render::{self, Canvas};
 use crate::units::WORLD_SIZE_M;
@@ -356,7 +356,7 @@ pub fn legend(frame: &Frame, blur_m: f32, r: usize) -> Legend {
 
 /// Writes the splat maps, the masks and `splat.json` into `dir` (created if missing), each
 /// atomically, with a box blur `blur_m` metres wide (0 = none).
-pub fn export(bp: &Blueprint, dir: &Path, blur_m: f32) -> Result<SplatReport, OutputError> {
+pub fn export(bp: &Blueprint, dir: &Path, blur_m: f32) -> Result<SplatReport, ExportError> {
     let frame = Frame::of(bp)?;
     let r = blur_radius_px(&frame, blur_m)?;
     std::fs::create_dir_all(dir).map_err(OutputError::io("creating", dir))?;

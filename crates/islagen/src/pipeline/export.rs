@@ -90,7 +90,7 @@ pub fn sidecar_path(dir: &Path, seed: i32, layout: SidecarLayout) -> PathBuf {
 }
 
 /// Why a world's files could not be written: the blueprints, snapshots and sidecar here, and
-/// the exports for engines and GIS ([`crate::exports`]). Every variant names the file.
+/// the files of the exports for engines and GIS. Every variant names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
     /// A folder or a file could not be made.
@@ -111,9 +111,6 @@ pub enum OutputError {
         /// The cause.
         source: WriteError,
     },
-    /// The blueprint cannot be exported as asked (an export for engines and GIS).
-    #[error("cannot export: {0}")]
-    Unsupported(#[from] crate::exports::Unsupported),
 }
 
 impl OutputError {
