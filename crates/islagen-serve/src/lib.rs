@@ -285,32 +285,63 @@ pub fn serve_until_signal(server: Server) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(stop_signal())?;
+    // One listener for both signals, made before the first is awaited: a second signal that
+    // comes while the first is still being logged is held for it, not lost.
+    let mut signals = runtime.block_on(async { StopSignals::new() })?;
+    runtime.block_on(signals.next());
     tracing::info!("stopping: cancelling any running generation (Ctrl-C again to quit at once)");
     // Stopping waits for requests in flight; a second signal ends the process there and then.
     std::thread::spawn(move || {
         runtime.block_on(async {
-            if stop_signal().await.is_ok() {
-                eprintln!("second stop signal: quitting at once");
-                std::process::exit(130);
-            }
+            signals.next().await;
+            eprintln!("second stop signal: quitting at once");
+            std::process::exit(130);
         })
     });
     server.shutdown();
     Ok(())
 }
 
+/// SIGINT and SIGTERM, each received once per delivery from the moment this is made.
 #[cfg(unix)]
-async fn stop_signal() -> std::io::Result<()> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate())?;
-    tokio::select! {
-        r = tokio::signal::ctrl_c() => r,
-        _ = term.recv() => Ok(()),
+struct StopSignals {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+}
+
+#[cfg(unix)]
+impl StopSignals {
+    fn new() -> std::io::Result<Self> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Ok(Self {
+            interrupt: signal(SignalKind::interrupt())?,
+            terminate: signal(SignalKind::terminate())?,
+        })
+    }
+
+    async fn next(&mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
     }
 }
 
+/// Ctrl-C, received once per press.
 #[cfg(not(unix))]
-async fn stop_signal() -> std::io::Result<()> {
-    tokio::signal::ctrl_c().await
+struct StopSignals {
+    ctrl_c: tokio::signal::windows::CtrlC,
+}
+
+#[cfg(not(unix))]
+impl StopSignals {
+    fn new() -> std::io::Result<Self> {
+        Ok(Self {
+            ctrl_c: tokio::signal::windows::ctrl_c()?,
+        })
+    }
+
+    async fn next(&mut self) {
+        self.ctrl_c.recv().await;
+    }
 }
