@@ -7,7 +7,7 @@ use islagen::config::Config;
 use islagen::grid::noise::{normalised, Fbm};
 use islagen::pipeline;
 use islagen::progress::Progress;
-use islagen::stages::sea::{SeaLevel, SeaModel};
+use islagen::sea::{SeaLevel, SeaModel};
 use islagen::stages::topography::{topography, Shape, TopographyParams};
 
 const SIZE: usize = 1024;

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use islagen::blueprint::read_file;
 use islagen::render::{self, Encoding, Rows};
-use islagen::stages::sea::{SeaLevel, SeaModel};
+use islagen::sea::{SeaLevel, SeaModel};
 use png::{DeflateCompression as Deflate, Filter};
 
 fn main() -> anyhow::Result<()> {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use islagen::blueprint::format::{Salinity, WaterBodyType};
 use islagen::blueprint::{Biome, RoadPath, Roads, Town, TownTier, WaterBody};
 use islagen::render::{self, BiomeRows, Encoding, HeightRows, Output, Painted, Rows, WaterRows};
-use islagen::stages::sea::{SeaLevel, SeaModel};
+use islagen::sea::{SeaLevel, SeaModel};
 use ndarray::Array2;
 
 /// A small world's grids, its sides not multiples of the bands (256 rows) or blocks.

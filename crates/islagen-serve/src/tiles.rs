@@ -17,7 +17,7 @@ use ndarray::Array2;
 
 use islagen::blueprint::Biome;
 use islagen::render::{biome_colour, fill_all, vector, Canvas, HeightRows, WATER_PALETTE};
-use islagen::stages::sea::{SeaLevel, SeaModel};
+use islagen::sea::{SeaLevel, SeaModel};
 use islagen::units::{metres_per_px, METRES_PER_RAW};
 
 use super::grids::GridError;

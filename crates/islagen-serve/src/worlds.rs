@@ -27,7 +27,7 @@ use rayon::prelude::*;
 
 use super::grids::{GridError, Grids};
 use islagen::blueprint::{self, Blueprint, Format};
-use islagen::exports::RecordedSea;
+use islagen::sea::RecordedSea;
 use islagen::units::METRES_PER_RAW;
 
 /// Identifies one version of one file.

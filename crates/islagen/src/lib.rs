@@ -36,6 +36,7 @@ pub mod output;
 pub mod pipeline;
 pub mod progress;
 pub mod render;
+pub mod sea;
 pub mod seed;
 pub mod stages;
 pub mod sweep;

@@ -39,12 +39,11 @@ pub mod splat;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use serde::Serialize;
 
-use crate::blueprint::format::WaterBodyType;
 use crate::blueprint::Blueprint;
 use crate::pipeline::Written;
-use crate::units::{metres_per_px, raw_to_m, WORLD_SIZE_M};
+pub use crate::sea::RecordedSea;
+use crate::units::{metres_per_px, WORLD_SIZE_M};
 
 pub use crate::pipeline::OutputError;
 
@@ -135,53 +134,6 @@ impl Frame {
     /// The side in metres (always [`WORLD_SIZE_M`]).
     pub fn side_m(&self) -> f64 {
         f64::from(WORLD_SIZE_M)
-    }
-}
-
-/// The sea level a blueprint records (its heights are measured from it), and which record gave
-/// it. The generator's own sea, which may vary across the map, is [`crate::stages::sea::SeaLevel`];
-/// a recorded one is flat.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct RecordedSea {
-    /// Raw height units.
-    pub raw: f32,
-    /// Which record gave it: `"WBTB ocean"`, `"TCRV sea"` or `"default 0.15 raw"`.
-    pub source: &'static str,
-}
-
-impl RecordedSea {
-    /// The generator's default sea level, raw units.
-    pub const DEFAULT_RAW: f32 = 0.15;
-
-    /// The sea level of `bp`: the WBTB ocean's surface level, else TCRV's sea, else the default.
-    pub fn of(bp: &Blueprint) -> RecordedSea {
-        let ocean = bp.water_bodies.as_ref().and_then(|bodies| {
-            bodies
-                .iter()
-                .find(|b| b.kind == WaterBodyType::Ocean && b.surface_level.is_finite())
-        });
-        if let Some(ocean) = ocean {
-            return RecordedSea {
-                raw: ocean.surface_level,
-                source: "WBTB ocean",
-            };
-        }
-        if let Some(c) = bp.curve.filter(|c| c.base.sea.is_finite()) {
-            return RecordedSea {
-                raw: c.base.sea,
-                source: "TCRV sea",
-            };
-        }
-        RecordedSea {
-            raw: Self::DEFAULT_RAW,
-            source: "default 0.15 raw",
-        }
-    }
-
-    /// A raw height as metres above (negative: below) this sea level.
-    #[inline]
-    pub fn metres(&self, raw: f32) -> f32 {
-        raw_to_m(raw - self.raw)
     }
 }
 

@@ -3,6 +3,7 @@
 //! stage.
 
 use crate::config::{self, CoastProfile, Config, SeaLevelModel};
+use crate::sea::{SeaLevel, SeaModel};
 use crate::seed;
 use crate::stages::crater::{self, Crater, Rim};
 use crate::stages::curve::BALANCED;
@@ -11,7 +12,6 @@ use crate::stages::elevation::Shelf;
 use crate::stages::erosion::{CraterMode, Droplets, ErosionParams};
 use crate::stages::fluvial::FluvialParams;
 use crate::stages::rivers::RiverParams;
-use crate::stages::sea::{SeaLevel, SeaModel};
 use crate::stages::texture::TextureParams;
 use crate::stages::topography::TopographyParams;
 

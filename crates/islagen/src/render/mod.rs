@@ -50,7 +50,7 @@ pub use rows::{
 pub use stream::{encode, write_pngs, write_rows_png, Encoding, Output};
 
 use crate::blueprint::{Biome, RoadTier, Roads, Town, TownTier, WaterBody};
-use crate::stages::sea::SeaLevel;
+use crate::sea::SeaLevel;
 use crate::units::HEIGHT_CAP_M;
 
 /// An RGB8 image, rows top to bottom.
@@ -381,7 +381,7 @@ mod tests {
     use super::*;
     use crate::blueprint::format::{Salinity, WaterBodyType};
     use crate::blueprint::{RoadPath, TownTier};
-    use crate::stages::sea::SeaModel;
+    use crate::sea::SeaModel;
     use crate::units::{metres_per_px, METRES_PER_RAW};
 
     /// The pictures drawn the direct way, not as row sources: a colour

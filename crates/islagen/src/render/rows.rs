@@ -17,7 +17,7 @@ use super::paint::{road_shapes, town_shapes, Overlay, Shape};
 use super::{biome_colour, ramp, BAND_M, LAND_STOPS, WATER_STOPS};
 use crate::blueprint::format::WaterBodyType;
 use crate::blueprint::{Biome, Roads, Town, WaterBody};
-use crate::stages::sea::SeaLevel;
+use crate::sea::SeaLevel;
 use crate::units::{metres_per_px, HEIGHT_CAP_M, METRES_PER_RAW};
 
 /// Rows one parallel task fills (a streamed band is one task a picture: the pictures are the

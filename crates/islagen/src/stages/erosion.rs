@@ -1049,7 +1049,7 @@ mod tests {
     /// so any other shape or memory layout is refused at run time, not only in debug builds.
     #[test]
     fn a_grid_of_another_shape_or_layout_is_refused() {
-        let sea = SeaLevel::new(crate::stages::sea::SeaModel::Flat(0.15), 64);
+        let sea = SeaLevel::new(crate::sea::SeaModel::Flat(0.15), 64);
         let crater = Crater {
             center: [32.0, 8.0],
             radius_px: 4.0,

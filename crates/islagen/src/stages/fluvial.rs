@@ -612,7 +612,7 @@ fn grid_stats(design: &[f32], carved: &[f32], frame: &Frame) -> FluvialStats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stages::sea::SeaModel;
+    use crate::sea::SeaModel;
 
     fn dials() -> FluvialParams {
         FluvialParams {

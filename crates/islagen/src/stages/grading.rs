@@ -279,7 +279,7 @@ fn grade_one(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stages::sea::SeaModel;
+    use crate::sea::SeaModel;
 
     fn crater_far() -> Crater {
         Crater {

@@ -125,7 +125,7 @@ pub fn component_sizes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stages::sea::SeaModel;
+    use crate::sea::SeaModel;
 
     #[test]
     fn stray_land_sinks_and_islets_stay() {

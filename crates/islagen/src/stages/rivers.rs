@@ -1375,7 +1375,7 @@ mod tests {
     /// dropped the rest at the junction, 4–6 m at 8 m pixels).
     #[test]
     fn a_tributary_bed_ends_on_the_river_it_joins() {
-        use crate::stages::sea::SeaModel;
+        use crate::sea::SeaModel;
         let n = 256;
         let sea = SeaLevel::new(SeaModel::Flat(0.0), n);
         // Ground falling 1 m a pixel eastwards from 100 m; the main river (course 1) runs

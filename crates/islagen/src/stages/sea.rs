@@ -1,8 +1,4 @@
-//! Sea level and the ocean / lake flood fill.
-//!
-//! [`SeaLevel`] is the one sea-level function every caller uses: "flat" is one scalar everywhere;
-//! "field" is the legacy latitude lerp, 0.26 raw at the northern edge (y = 0) to 0.15 raw at the
-//! southern edge (y = MapSize − 1). [`classify_water`] splits below-sea pixels into true ocean —
+//! The ocean / lake flood fill, against the sea level of [`crate::sea`]. [`classify_water`] splits below-sea pixels into true ocean —
 //! 4-connected to the map border through below-sea pixels — and lakes (every other below-sea
 //! pixel). A pixel is below sea when its height is strictly less than the sea level at it.
 //!
@@ -15,63 +11,7 @@ use rayon::prelude::*;
 
 use crate::grid::flood::{closed_where, fill_unmarked};
 
-/// Sea level at the northern edge under the legacy field model, raw units.
-pub const FIELD_NORTH: f32 = 0.26;
-/// Sea level at the southern edge under the legacy field model, raw units.
-pub const FIELD_SOUTH: f32 = 0.15;
-
-/// How sea level is computed.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SeaModel {
-    /// One scalar everywhere (raw height units).
-    Flat(f32),
-    /// The legacy latitude lerp: [`FIELD_NORTH`] at y = 0 to [`FIELD_SOUTH`] at the southern edge.
-    Field,
-}
-
-/// The sea level of a map: a model bound to a MapSize.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SeaLevel {
-    model: SeaModel,
-    map_size: usize,
-}
-
-impl SeaLevel {
-    /// The sea level of `model` on a map of `map_size` pixels per side.
-    pub fn new(model: SeaModel, map_size: usize) -> SeaLevel {
-        SeaLevel { model, map_size }
-    }
-
-    /// The same model on a grid of `map_size` rows (the erosion's working grid).
-    pub fn on(&self, map_size: usize) -> SeaLevel {
-        SeaLevel::new(self.model, map_size)
-    }
-
-    /// Sea level (raw height units) at row `y` (0 = north); the same for every x.
-    pub fn at(&self, y: usize) -> f32 {
-        match self.model {
-            SeaModel::Flat(level) => level,
-            SeaModel::Field => {
-                let t = if self.map_size > 1 {
-                    y as f32 / (self.map_size - 1) as f32
-                } else {
-                    0.0
-                };
-                FIELD_NORTH + (FIELD_SOUTH - FIELD_NORTH) * t
-            }
-        }
-    }
-
-    /// The sea level of rows 0..`n`, for a loop over a map's pixels to read once a row.
-    pub fn rows(&self, n: usize) -> Vec<f32> {
-        (0..n).map(|y| self.at(y)).collect()
-    }
-
-    /// True when a pixel of height `h` at row `y` is under water.
-    pub fn is_below(&self, h: f32, y: usize) -> bool {
-        h < self.at(y)
-    }
-}
+pub use crate::sea::{SeaLevel, SeaModel, FIELD_NORTH, FIELD_SOUTH};
 
 /// What the flood fill made of a pixel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -261,7 +261,7 @@ fn records(bodies: Vec<Body>, w: usize, h: usize) -> Result<Vec<WaterBody>, Wate
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stages::sea::SeaModel;
+    use crate::sea::SeaModel;
 
     #[test]
     fn lakes_are_numbered_in_scan_order_with_centroids() {
