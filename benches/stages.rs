@@ -5,10 +5,11 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use islagen::config::Config;
 use islagen::pipeline;
 use islagen::progress::Progress;
+use islagen::sea::{SeaLevel, SeaModel};
 use islagen::stages::basins::{basins, Outlets};
 use islagen::stages::erosion::{erode, Schedule};
 use islagen::stages::roads::{roads, CostGrid};
-use islagen::stages::sea::{classify_water, SeaLevel, SeaModel};
+use islagen::stages::sea::classify_water;
 use islagen::stages::topography::{topography, Shape, TopographyParams};
 use islagen::stages::water_bodies::water_bodies;
 

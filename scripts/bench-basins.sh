@@ -29,7 +29,7 @@ if [ ! -x "$dir/venv/bin/python" ]; then
   python3 -m venv "$dir/venv"
   "$dir/venv/bin/pip" install --quiet py-richdem numpy
 fi
-cargo build --release --example basins_bench >/dev/null 2>&1
+cargo build --release -p islagen-tools --example basins_bench >/dev/null 2>&1
 target/release/examples/basins_bench "$size" "$seed" "$dir" ${flags[@]+"${flags[@]}"} \
   | tee "$dir/islagen.txt"
 "$dir/venv/bin/python" - "$dir" "$size" <<'PY' 2>/dev/null | tee "$dir/richdem.txt"

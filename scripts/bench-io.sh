@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 size=${1:-8192}
 dir=${2:-target/bench-io}
 mkdir -p "$dir"
-cargo build --release --example io_bench >/dev/null 2>&1
+cargo build --release -p islagen-tools --example io_bench >/dev/null 2>&1
 bin=target/release/examples/io_bench
 file="$dir/bench_$size.dat"
 runs=5

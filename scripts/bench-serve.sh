@@ -5,5 +5,5 @@
 # --requests N, --clients N, --seed N. Figures: BENCHMARKS.md, "islagen serve".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --example serve_load
+cargo build --release -p islagen-tools --example serve_load
 /usr/bin/time -f "%e s wall, %M KB peak RSS" ./target/release/examples/serve_load "$@"

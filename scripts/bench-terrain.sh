@@ -11,7 +11,7 @@ size=${1:-8192}
 seed=${2:-1}
 dir=target/bench-terrain
 mkdir -p "$dir"
-cargo build --release --example terrain_bench >/dev/null 2>&1
+cargo build --release -p islagen-tools --example terrain_bench >/dev/null 2>&1
 cargo build --release >/dev/null 2>&1
 for run in 1 2 3; do
   echo "== run $run"

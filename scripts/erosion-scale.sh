@@ -4,4 +4,4 @@
 # Usage: scripts/erosion-scale.sh [SEED] [SIZES] [CONFIG.json]   (defaults 7 1024,2048,8192)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo run --release --quiet --example erosion_scale -- "${1:-7}" "${2:-1024,2048,8192}" ${3:+"$3"}
+cargo run --release --quiet -p islagen-tools --example erosion_scale -- "${1:-7}" "${2:-1024,2048,8192}" ${3:+"$3"}

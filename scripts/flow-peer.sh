@@ -11,5 +11,5 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet pysheds
 fi
-cargo run --release --quiet --example flow_dump -- "${1:-7}" target/flow-peer
+cargo run --release --quiet -p islagen-tools --example flow_dump -- "${1:-7}" target/flow-peer
 "$venv/bin/python" scripts/flow-peer.py target/flow-peer

@@ -17,5 +17,5 @@ fi
 seed=${1:-7}
 steps=${2:-20}
 shift $(( $# < 2 ? $# : 2 ))
-cargo run --release --quiet --example fluvial_dump -- "$seed" target/fluvial-peer
+cargo run --release --quiet -p islagen-tools --example fluvial_dump -- "$seed" target/fluvial-peer
 "$venv/bin/python" scripts/fluvial-peer.py target/fluvial-peer/heights.f32 1024 "$steps" "$@"

@@ -45,7 +45,7 @@ run() {
 
 case ${1:-} in
   install) install ;;
-  seeds) cargo run --release --example fuzz_seeds -- fuzz/corpus ;;
+  seeds) cargo run --release -p islagen-tools --example fuzz_seeds -- fuzz/corpus ;;
   run) shift; run "$@" ;;
   smoke)
     for t in $TARGETS; do run "$t" "${2:-10}"; done ;;

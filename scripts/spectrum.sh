@@ -4,4 +4,4 @@
 # Usage: scripts/spectrum.sh [SIZE] [SEED] [CONFIG.json]   (defaults 8192 7)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo run --release --quiet --example spectrum -- "${1:-8192}" "${2:-7}" ${3:+"$3"}
+cargo run --release --quiet -p islagen-tools --example spectrum -- "${1:-8192}" "${2:-7}" ${3:+"$3"}

@@ -4,4 +4,4 @@
 # Usage: scripts/variety.sh [FIRST..LAST] [SIZE] [CONFIG.json]   (defaults 1..24 512)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo run --release --quiet --example variety -- "${1:-1..24}" "${2:-512}" ${3:+"$3"}
+cargo run --release --quiet -p islagen-tools --example variety -- "${1:-1..24}" "${2:-512}" ${3:+"$3"}

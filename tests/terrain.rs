@@ -327,7 +327,7 @@ fn ring_m(w: &World, lo: f32, hi: f32) -> f64 {
 
 /// Issue 16: seeds make different islands (outline, spine, summit) and the crater has a rim;
 /// SpineVariation, CoastVariation and CraterRim at 0 restore the original shapes. (The full
-/// figures at 512 over 24 seeds come from `cargo run --release --example variety`.)
+/// figures at 512 over 24 seeds come from `cargo run --release -p islagen-tools --example variety`.)
 #[test]
 fn every_seed_its_own_island_and_the_dials_restore_the_original() {
     let seeds = 1..=8;

@@ -3,9 +3,7 @@
 //! `cargo run --release -p islagen --example generate -- [SEED] [DIR]` writes seed SEED (42)
 //! at MapSize 1024 into DIR (`out/`): the v2 and v1 blueprints, the snapshots and the
 //! structures sidecar, the same bytes `islagen --seed SEED --size 1024 --out DIR` writes.
-use islagen::config::Config;
-use islagen::pipeline::{generate_and_export, SidecarLayout};
-use islagen::progress::Progress;
+use islagen::{generate_and_export, Config, Progress, SidecarLayout};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);

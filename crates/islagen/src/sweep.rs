@@ -27,6 +27,7 @@ use crate::render::{self, Image};
 
 /// Why a sweep (or part of one) could not be done.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SweepError {
     /// A seed list that cannot be read.
     #[error("seed list {part:?}: {problem}")]

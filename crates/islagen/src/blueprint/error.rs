@@ -91,6 +91,7 @@ impl fmt::Display for Rule {
 
 /// Why a blueprint could not be read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReadError {
     /// The file could not be read (environment, not content).
     #[error("cannot read blueprint")]
@@ -148,6 +149,7 @@ impl fmt::Display for Location {
 
 /// Why a blueprint model could not be written.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum WriteError {
     /// The destination failed.
     #[error("cannot write blueprint")]

@@ -3,7 +3,7 @@
 //! [`mod@format`] defines the layout once (tags, every section's length, wire enums), [`model`] is
 //! the typed in-memory blueprint, [`mod@write`] and [`read`] are the two sides, [`error`] their
 //! failures. [`inspect`], [`roundtrip`] and [`digest`] are the `.dat` tools built on them;
-//! [`sample`] makes a deterministic every-section blueprint for tests and benchmarks.
+//! `sample` (with the `internals` feature) makes a deterministic every-section blueprint for tests and benchmarks.
 
 pub mod digest;
 pub mod error;
@@ -12,7 +12,7 @@ pub mod inspect;
 pub mod model;
 pub mod read;
 pub mod roundtrip;
-pub mod sample;
+crate::internal_modules!(sample);
 pub mod write;
 
 pub use error::{ReadError, Rule, WriteError};

@@ -336,6 +336,7 @@ impl fmt::Display for ConfigWarning {
 
 /// Why a configuration could not be loaded.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// The file could not be read.
     #[error("cannot read config {path}")]

@@ -49,6 +49,7 @@ pub use crate::pipeline::OutputError;
 
 /// Why an export for engines and GIS failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ExportError {
     /// A file could not be written.
     #[error(transparent)]
@@ -60,6 +61,7 @@ pub enum ExportError {
 
 /// What about a blueprint or a request makes an export impossible.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Unsupported {
     /// The map has no pixels.
     #[error("the blueprint's MapSize is {0}")]

@@ -92,6 +92,7 @@ pub fn sidecar_path(dir: &Path, seed: i32, layout: SidecarLayout) -> PathBuf {
 /// Why a world's files could not be written: the blueprints, snapshots and sidecar here, and
 /// the files of the exports for engines and GIS. Every variant names the file.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum OutputError {
     /// A folder or a file could not be made.
     #[error("{action} {path}")]
@@ -153,6 +154,7 @@ pub fn export_with(
 
 /// Why [`generate_and_export`] stopped.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RunError {
     /// Generation stopped.
     #[error(transparent)]

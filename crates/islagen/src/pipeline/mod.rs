@@ -10,14 +10,14 @@
 //! the waterline happens on the raw *classify* heights before the elevation is made from them
 //! pixel by pixel, so the exported waterline is the classify map's by construction.
 //!
-//! [`params`] translates the config into each stage's parameters and [`records`] translates what
-//! the stages applied into the wire records; [`generate`] reads top to bottom as the stage list,
-//! each step a named function below it; [`export`] writes a world's files. With SkipRoads the road sections are present and
-//! empty and there is no `3_roads` snapshot.
+//! `params` translates the config into each stage's parameters and `records` translates what
+//! the stages applied into the wire records (both public with the `internals` feature);
+//! [`generate`] reads top to bottom as the stage list, each step a named function below it;
+//! [`export`] writes a world's files. With SkipRoads the road sections are present and empty and
+//! there is no `3_roads` snapshot.
 
 mod export;
-pub mod params;
-pub mod records;
+crate::internal_modules!(params, records);
 pub mod summary;
 
 use std::time::Duration;
@@ -25,6 +25,19 @@ use std::time::Duration;
 use ndarray::Array2;
 use serde::Serialize;
 
+/// What the stages report and the errors they raise, as a [`World`] and a [`GenerateError`]
+/// carry them.
+pub use crate::stages::{
+    basins::BasinStats,
+    crater::Crater,
+    erosion::{ErosionError, ErosionStats},
+    fluvial::FluvialStats,
+    grading::GradingStats,
+    roads::{RawRoad, RoadReport, RoadStats},
+    sea::Water,
+    towns::TownStats,
+    water_bodies::WaterBodyError,
+};
 pub use export::{
     export, export_with, generate_and_export, sidecar_path, OutputError, OutputNames, RunError,
     SidecarLayout, Written,
@@ -34,27 +47,29 @@ use crate::blueprint::format::WaterBodyType;
 use crate::blueprint::{Blueprint, Params, RiverNetwork, Roads, Town};
 use crate::config::{Config, ErosionModel, TerrainCurve, TerrainDetail};
 use crate::progress::{Progress, Stage};
-use crate::stages::basins::{basins, BasinStats, Outlets};
+use crate::sea::SeaLevel;
+use crate::stages::basins::{basins, Outlets};
 use crate::stages::biomes::{biomes, BiomeInputs, Zoning};
-use crate::stages::crater::{self, Crater};
+use crate::stages::crater;
 use crate::stages::curve::{Curve, BALANCED};
 use crate::stages::detail::Detail;
 use crate::stages::elevation::{elevation, ElevationPasses};
-use crate::stages::erosion::{erode, ErosionError, ErosionStats, Schedule};
-use crate::stages::fluvial::{self, FluvialStats, Landscape};
-use crate::stages::grading::{grade, GradingParams, GradingStats};
+use crate::stages::erosion::{erode, Schedule};
+use crate::stages::fluvial::{self, Landscape};
+use crate::stages::grading::{grade, GradingParams};
 use crate::stages::mainland::{count_components, mainland_fill, Mainland};
 use crate::stages::rivers::{self, MapRivers, RiverParams};
-use crate::stages::roads::{roads, CostGrid, RoadNetwork, RoadReport};
-use crate::stages::sea::{classify_water, SeaLevel, Water};
+use crate::stages::roads::{roads, CostGrid, RoadNetwork};
+use crate::stages::sea::classify_water;
 use crate::stages::texture::Texture;
 use crate::stages::topography::{topography, Shape};
-use crate::stages::towns::{self, towns, Ground, SmoothSite, TownInputs, TownStats};
-use crate::stages::water_bodies::{water_bodies, Reaches, WaterBodies, WaterBodyError};
+use crate::stages::towns::{self, towns, Ground, SmoothSite, TownInputs};
+use crate::stages::water_bodies::{water_bodies, Reaches, WaterBodies};
 use crate::units;
 
 /// Why generation stopped.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum GenerateError {
     /// The erosion pass's exit check found a broken guarantee.
     #[error(transparent)]
@@ -69,6 +84,7 @@ pub enum GenerateError {
 
 /// A generated world: the blueprint to export and what the stages know about it.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct World {
     /// The blueprint (provenance is stamped at export).
     pub blueprint: Blueprint,
@@ -136,6 +152,7 @@ impl World {
 
 /// Figures about a world, for the closing summary and for tests.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct WorldStats {
     /// The resolved seed.
     pub seed: i32,

@@ -26,7 +26,8 @@ use rayon::prelude::*;
 
 use super::crater::Crater;
 use super::curve::{ISLAND_WIDTH, SEA_REF};
-use super::sea::{SeaLevel, Water};
+use super::sea::Water;
+use crate::sea::SeaLevel;
 use crate::blueprint::Biome;
 use crate::grid::noise::{normalised, Fbm, Interpolation, Lattice};
 

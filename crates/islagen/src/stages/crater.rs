@@ -21,7 +21,7 @@
 use ndarray::Array2;
 use rayon::prelude::*;
 
-use super::sea::SeaLevel;
+use crate::sea::SeaLevel;
 use crate::grid::noise::smoothstep;
 
 /// The carve reaches this fraction of the crater radius (the rest is the rim, kept as land).
@@ -74,7 +74,7 @@ impl Crater {
     }
 
     /// The outline's radius towards (x, y), as a factor of [`Crater::radius_px`]:
-    /// 1 ± [`MAX_WOBBLE`].
+    /// 1 ± `MAX_WOBBLE` (0.2).
     #[inline]
     pub fn outline_factor(&self, x: usize, y: usize) -> f32 {
         self.outline_factor_at(x as f32, y as f32)

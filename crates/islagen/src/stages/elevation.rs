@@ -17,7 +17,7 @@ use super::coast::shelve;
 use super::crater::Rim;
 use super::curve::Curve;
 use super::detail::Detail;
-use super::sea::SeaLevel;
+use crate::sea::SeaLevel;
 use super::texture::Texture;
 use crate::units::{HEIGHT_CAP_M, METRES_PER_RAW};
 

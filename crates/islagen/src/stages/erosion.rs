@@ -50,7 +50,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::crater::Crater;
-use super::sea::SeaLevel;
+use crate::sea::SeaLevel;
 use crate::units::{self, METRES_PER_RAW, WORLD_SIZE_M};
 
 /// The working grid's cell, metres: droplets walk cells of this size at every MapSize.
@@ -111,7 +111,7 @@ pub struct ErosionStats {
     pub steps: u64,
     /// Map pixels carved by more than 0.5 m, 5 m and 10 m.
     pub carved_past: [usize; 3],
-    /// Connected (4-neighbour) sets of pixels carved ≥ 3 m covering ≥ [`CHANNEL_SYSTEM_M2`].
+    /// Connected (4-neighbour) sets of pixels carved ≥ 3 m covering ≥ `CHANNEL_SYSTEM_M2` (12 800 m²).
     pub channel_systems: usize,
     /// Deepest carve and highest build-up, metres.
     pub max_carve_m: f32,

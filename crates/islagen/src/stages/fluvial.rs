@@ -65,7 +65,7 @@ use super::crater::Crater;
 use super::curve::BALANCED;
 use super::erosion::{self, CraterMode, ErosionError, Limits};
 use super::rivers;
-use super::sea::SeaLevel;
+use crate::sea::SeaLevel;
 use crate::grid::{ascending, NEIGHBOURS};
 use crate::units::{METRES_PER_RAW, WORLD_SIZE_M};
 

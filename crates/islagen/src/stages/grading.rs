@@ -24,7 +24,7 @@ use ndarray::Array2;
 use serde::Serialize;
 
 use super::crater::Crater;
-use super::sea::SeaLevel;
+use crate::sea::SeaLevel;
 use crate::blueprint::{Town, TownTier};
 use crate::grid::noise::smoothstep;
 use crate::units::{METRES_PER_RAW, WORLD_SIZE_M};

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::grid::flood::{closed_where, fill, fill_unmarked, CLOSED};
 
-use super::sea::SeaLevel;
+use crate::sea::SeaLevel;
 
 /// Depth (raw) under sea at which a sunk fragment's shoreline ends up.
 const SINK_DEPTH: f32 = 0.004;

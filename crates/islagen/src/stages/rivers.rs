@@ -39,7 +39,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::crater::Crater;
-use super::sea::{SeaLevel, Water};
+use super::sea::Water;
+use crate::sea::SeaLevel;
 use crate::blueprint::{River, RiverPoint};
 use crate::grid::bits::Bits;
 use crate::grid::noise::normalised;

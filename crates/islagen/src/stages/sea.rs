@@ -1,6 +1,6 @@
-//! The ocean / lake flood fill, against the sea level of [`crate::sea`]. [`classify_water`] splits below-sea pixels into true ocean —
-//! 4-connected to the map border through below-sea pixels — and lakes (every other below-sea
-//! pixel). A pixel is below sea when its height is strictly less than the sea level at it.
+//! The ocean / lake flood fill, against the sea level of [`crate::sea`]. [`classify_water`]
+//! splits below-sea pixels into true ocean — 4-connected to the map border through below-sea
+//! pixels — and lakes (every other below-sea pixel). A pixel is below sea when its height is strictly less than the sea level at it.
 //!
 //! Guarantees: the result depends only on the heights and the model (no randomness, no thread
 //! count); every border pixel that is below sea is ocean; no lake pixel is 4-adjacent to an
@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use crate::grid::flood::{closed_where, fill_unmarked};
 
-pub use crate::sea::{SeaLevel, SeaModel, FIELD_NORTH, FIELD_SOUTH};
+use crate::sea::SeaLevel;
 
 /// What the flood fill made of a pixel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -56,6 +56,7 @@ pub fn classify_water(heights: &Array2<f32>, sea: &SeaLevel) -> Array2<Water> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sea::{SeaModel, FIELD_NORTH, FIELD_SOUTH};
 
     #[test]
     fn flat_and_field_models() {

@@ -33,7 +33,7 @@
 use ndarray::Array2;
 use rayon::prelude::*;
 
-use super::sea::SeaLevel;
+use crate::sea::SeaLevel;
 use crate::grid::noise::{
     normalised, quantile, smooth_abs, smoothstep, Fbm, FineColumn, Interpolation, Lattice,
     PixelColumn, PixelReads, SplitFbm,

@@ -14,7 +14,8 @@
 use ndarray::Array2;
 use rayon::prelude::*;
 
-use super::sea::{SeaLevel, Water};
+use super::sea::Water;
+use crate::sea::SeaLevel;
 use crate::blueprint::format::{encode_water_level, Salinity, WaterBodyType};
 use crate::blueprint::WaterBody;
 use crate::grid::flood::fill_runs;

@@ -21,7 +21,8 @@ use rayon::prelude::*;
 
 use crate::grid::bits::Bits;
 use crate::stages::crater::Crater;
-use crate::stages::sea::{SeaLevel, Water};
+use crate::sea::SeaLevel;
+use crate::stages::sea::Water;
 use crate::units::{HEIGHT_CAP_M as CAP_M, METRES_PER_RAW};
 
 /// The cost of entering a river pixel, per step length (an ordinary lowland pixel costs 1): a

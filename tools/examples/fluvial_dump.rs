@@ -2,7 +2,7 @@
 //! `scripts/fluvial-peer.sh`, which runs landlab's FlowAccumulator + FastscapeEroder +
 //! LinearDiffuser on the same heights, steps and dials.
 //!
-//! `cargo run --release --example fluvial_dump -- [SEED] [OUT_DIR]` (default 7,
+//! `cargo run --release -p islagen-tools --example fluvial_dump -- [SEED] [OUT_DIR]` (default 7,
 //! target/fluvial-peer) writes `heights.f32` (1024² little-endian f32, metres above sea, sea
 //! cells 0, `x * 1024 + y`), `carved.f32` (the same grid after islagen's solver, for measuring
 //! the solver's own landscape apart from the map's) and `dials.json` (the default dials as the

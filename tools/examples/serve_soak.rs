@@ -12,7 +12,7 @@
 //! in ms, peak RSS in MiB, the limits, and `bound_mib` = cache + world budget + 300 MiB (the
 //! bound issue 50 sets).
 //!
-//! `cargo run --release --example serve_soak -- --bin target/release/islagen --dir DIR
+//! `cargo run --release -p islagen-tools --example serve_soak -- --bin target/release/islagen --dir DIR
 //! [--seconds 120] [--clients 200] [--cache-mib 256] [--world-mib 2048] [--max-worlds 6]
 //! [--seed 1]` (`scripts/serve-soak.sh` makes the worlds and runs it).
 

@@ -6,7 +6,7 @@
 //! RichDEM to run on and be compared with, and the ocean as one byte a cell (`ocean.u8`, 1 =
 //! ocean).
 //!
-//! `cargo run --release --example basins_bench -- [SIZE] [SEED] [DIR] [--reuse] [--previous]`
+//! `cargo run --release -p islagen-tools --example basins_bench -- [SIZE] [SEED] [DIR] [--reuse] [--previous]`
 //!
 //! `--reuse` reads `heights.f32` and `ocean.u8` from DIR instead of generating the world (they
 //! must be of SIZE). `--previous` also times the single-queue fill this stage used before issue

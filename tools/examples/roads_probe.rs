@@ -2,7 +2,7 @@
 //! within 2° of a multiple of 45° (the grid's fingerprint; evenly spread headings give 0.089),
 //! segment counts and lengths, and each road's integrated cost over its grid optimum's.
 //!
-//! `cargo run --release --example roads_probe -- [SIZE] [SEED...]`
+//! `cargo run --release -p islagen-tools --example roads_probe -- [SIZE] [SEED...]`
 
 use islagen::blueprint::RoadTier;
 use islagen::config::Config;

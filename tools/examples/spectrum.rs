@@ -1,7 +1,7 @@
 //! The radially averaged power spectrum of land heights: whether a large map holds relief down to
 //! its own pixel scale (issue 16, "detail to the metre").
 //!
-//! `cargo run --release --example spectrum -- [SIZE] [SEED] [CONFIG.json]` (default 8192, seed
+//! `cargo run --release -p islagen-tools --example spectrum -- [SIZE] [SEED] [CONFIG.json]` (default 8192, seed
 //! 7, default config, roads skipped) takes every window of SIZE/8 pixels that lies wholly on
 //! land (heights in metres above sea), averages their Hann-tapered power spectra in
 //! quarter-octave bins, fits one power law P ∝ λ^β over the wavelengths a 1024 map resolves

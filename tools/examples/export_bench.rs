@@ -2,7 +2,7 @@
 //! blueprint (the baseline every export pays), then each export as the CLI runs it, writing into
 //! a scratch folder. Each figure is the median of RUNS runs.
 //!
-//! `cargo run --release --example export_bench -- WORLD.dat OUT_DIR [RUNS]`
+//! `cargo run --release -p islagen-tools --example export_bench -- WORLD.dat OUT_DIR [RUNS]`
 
 use std::path::Path;
 use std::time::Instant;

@@ -3,7 +3,7 @@
 //! droplet-steps per second per core, and how far the two carve fields differ. Writes the tiled
 //! carve field as a PNG (blue = carved, red = built up, brighter = more).
 //!
-//! `cargo run --release --example erosion_probe -- [SIZE] [SEED] [CONFIG.json|-] [OUT.png] [tiled]`
+//! `cargo run --release -p islagen-tools --example erosion_probe -- [SIZE] [SEED] [CONFIG.json|-] [OUT.png] [tiled]`
 //! (a config file sets the erosion dials; `tiled` skips the sequential reference run; `reseed`
 //! compares two sequential runs whose droplet seeds differ by one — the yardstick for how much
 //! any change of droplet order moves individual cells)

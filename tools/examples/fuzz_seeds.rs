@@ -76,7 +76,7 @@ fn main() {
     put(
         &cfg,
         "defaults",
-        include_bytes!("../config/ServerConfig.json"),
+        include_bytes!("../../config/ServerConfig.json"),
     );
     put(&cfg, "misspelt", br#"{"ErosionDropletCont": 5, "Erosion": "v1", "SeaLevelModel": "field", "MapSize": 99999}"#);
 

@@ -1,7 +1,7 @@
 //! How different the seeds' islands are, and whether the crater has a rim: the figures of the
 //! terrain-variety work (issue 16), for any seed range.
 //!
-//! `cargo run --release --example variety -- [FIRST..LAST] [SIZE] [CONFIG.json]` (default
+//! `cargo run --release -p islagen-tools --example variety -- [FIRST..LAST] [SIZE] [CONFIG.json]` (default
 //! 1..24 at 512, default config, roads skipped) prints per seed: land fraction, summit position
 //! (fraction of MapSize), the crater rim's lift (mean land height in the ring 0.85–1.05 R minus
 //! that in 1.4–1.8 R, metres); then the mean and least pairwise land IoU, the summit spread (the

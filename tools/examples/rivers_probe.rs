@@ -1,7 +1,7 @@
 //! River figures (issue 17): the network's size, how grid-bound its centrelines are, and how well
 //! the rivers and erosion's channels agree.
 //!
-//! `cargo run --release --example rivers_probe -- [SEEDS] [SIZE]` (default 1..8 at 1024, roads
+//! `cargo run --release -p islagen-tools --example rivers_probe -- [SEEDS] [SIZE]` (default 1..8 at 1024, roads
 //! skipped) prints per seed: rivers, systems, reaches, length, largest catchment, the share of
 //! centreline length heading within ±5° of one of the eight grid headings (a uniform spread of
 //! directions gives 22 %, a D8 path 100 %), and — with `"Erosion": "v1"` — the share of river

@@ -11,7 +11,7 @@
 //! memory; with `--copies N` it opens N hard-linked copies of the world (N worlds to the cache)
 //! and prints the resident memory after; `--open-only` stops there.
 //!
-//! `cargo run --release --example serve_load -- [--size 8192] [--world FILE] [--requests 1000]
+//! `cargo run --release -p islagen-tools --example serve_load -- [--size 8192] [--world FILE] [--requests 1000]
 //! [--clients 8] [--seed 1] [--copies 1] [--open-only] [--no-baseline]`
 //! (`scripts/bench-serve.sh` runs it).
 

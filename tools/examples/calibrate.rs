@@ -2,7 +2,7 @@
 //! curve knot (the lowland share the v5 preset promises is ~60 % below K1), the highest raw
 //! height, and the land / islet / lake figures.
 //!
-//! `cargo run --release --example calibrate -- [SIZE] [SEEDS...]`
+//! `cargo run --release -p islagen-tools --example calibrate -- [SIZE] [SEEDS...]`
 
 use islagen::config::Config;
 use islagen::pipeline;

@@ -2,7 +2,7 @@
 //! multiple-flow-direction accumulation), for `scripts/flow-peer.sh`, which runs a peer's
 //! kernel (pysheds) on the same heights and compares.
 //!
-//! `cargo run --release --example flow_dump -- [SEED] [OUT_DIR]` (default 7, target/flow-peer)
+//! `cargo run --release -p islagen-tools --example flow_dump -- [SEED] [OUT_DIR]` (default 7, target/flow-peer)
 //! writes `heights.f32` (1024² little-endian f32 raw heights, outlets set to −1) and `acc.f32`
 //! (our catchment in cells), both indexed `x * 1024 + y` (X outer) like every map here, and
 //! prints the kernel's best time of five runs.

@@ -8,7 +8,7 @@
 //!    rest of the network (every other road's polyline cells) — islagen's A* guided by the
 //!    network's distance field against `pathfinding`'s `dijkstra` to the first network cell.
 //!
-//! `cargo run --release --example roads_bench -- [SIZE] [SEED]`
+//! `cargo run --release -p islagen-tools --example roads_bench -- [SIZE] [SEED]`
 
 use std::time::Instant;
 

@@ -2,7 +2,7 @@
 //! 0.5 m and past 5 m at each size, and how well each size's carve field, box-averaged onto the
 //! smallest size's pixels, correlates with the smallest size's own.
 //!
-//! `cargo run --release --example erosion_scale -- [SEED] [SIZES] [CONFIG.json]` (default seed 7,
+//! `cargo run --release -p islagen-tools --example erosion_scale -- [SEED] [SIZES] [CONFIG.json]` (default seed 7,
 //! sizes 1024,2048,8192, `{"Erosion": "v1"}` with the default dials; roads skipped). A config
 //! file replaces the default one (it must turn erosion on).
 

@@ -1,6 +1,6 @@
 //! Times the snapshots of a blueprint, for `BENCHMARKS.md` (issue 18).
 //!
-//! `cargo run --release --example snapshot_bench -- FILE.dat [OUT_DIR] [MODE]`
+//! `cargo run --release -p islagen-tools --example snapshot_bench -- FILE.dat [OUT_DIR] [MODE]`
 //!
 //! - `each` (the default): one picture at a time, for each encoding tried — the build (the whole
 //!   picture filled in parallel), the encoding alone (one thread, from the held picture, into

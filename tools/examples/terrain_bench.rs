@@ -8,7 +8,7 @@
 //!   coast warp, islets);
 //! - then the whole generation and export (blueprints and snapshots), stage by stage.
 //!
-//! `cargo run --release --example terrain_bench -- [SIZE] [SEED] [OUT_DIR]`
+//! `cargo run --release -p islagen-tools --example terrain_bench -- [SIZE] [SEED] [OUT_DIR]`
 
 use std::time::Instant;
 

@@ -1,0 +1,1 @@
+//! Nothing here: the tools are the examples under `tools/examples/`.
