@@ -23,7 +23,6 @@ mod island_code;
 mod rivers;
 mod roads;
 mod serve;
-mod serve_browser;
 mod slurm;
 mod snapshots;
 mod starmade;

@@ -17,6 +17,11 @@
 //! 2048 world instead of 512 and writes `serve-explore.png`, `serve-3d.png` and `serve-tune.png`
 //! into DIR (the README's pictures).
 
+/// How a test that needs a tool says it could not run (`ISLAGEN_REQUIRE_<TOOL>`), as the root's
+/// integration tests say it.
+#[path = "../../../tests/common/skip.rs"]
+mod skip;
+
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -401,7 +406,7 @@ fn launch(chrome: &Path, profile: &Path) -> Browser {
 fn serve_dir(dir: &Path) -> Server {
     let bind = "127.0.0.1:0".parse().unwrap();
     let mut opts = ServeOptions::new(dir.to_path_buf(), bind);
-    opts.exe = Some(PathBuf::from(env!("CARGO_BIN_EXE_islagen")));
+    opts.exe = Some(PathBuf::from(env!("CARGO_BIN_EXE_islagen-under-test")));
     serve::start(opts).unwrap()
 }
 
