@@ -303,56 +303,12 @@ fn previous_fill(heights: &Array2<f32>, outlets: Outlets) -> Array2<f32> {
     z
 }
 
-/// The basin statistics as they were computed before issue 18 (a depth-first walk per basin
-/// from its first cell in scan order, the volume summed in the walk's order).
+/// The basin statistics as they were computed before the sparse tally: the filled surface
+/// scanned on one thread (the same walk, `basin_stats`, run in a one-thread pool).
 fn previous_stats(heights: &Array2<f32>, filled: &Array2<f32>) -> BasinStats {
-    let (w, h) = heights.dim();
-    let cell_area = islagen::units::px_area_m2(w);
-    let depth =
-        |x: usize, y: usize| (filled[[x, y]] - heights[[x, y]]) * islagen::units::METRES_PER_RAW;
-    let mut seen = Bits::new(w * h);
-    let mut basins: Vec<(usize, f32)> = Vec::new();
-    let mut stats = BasinStats::default();
-    let mut stack = Vec::new();
-    for x in 0..w {
-        for y in 0..h {
-            if seen.get(x * h + y) || depth(x, y) <= 0.0 {
-                continue;
-            }
-            seen.set(x * h + y);
-            stack.push((x, y));
-            let (mut cells, mut deepest) = (0usize, 0.0f32);
-            while let Some((x, y)) = stack.pop() {
-                let d = depth(x, y);
-                cells += 1;
-                deepest = deepest.max(d);
-                stats.volume_m3 += f64::from(d) * cell_area;
-                for (dx, dy) in NEIGHBOURS {
-                    let (nx, ny) = (x as isize + dx, y as isize + dy);
-                    if nx < 0 || ny < 0 || nx as usize >= w || ny as usize >= h {
-                        continue;
-                    }
-                    let (nx, ny) = (nx as usize, ny as usize);
-                    if !seen.get(nx * h + ny) && depth(nx, ny) > 0.0 {
-                        seen.set(nx * h + ny);
-                        stack.push((nx, ny));
-                    }
-                }
-            }
-            stats.filled_cells += cells;
-            basins.push((cells, deepest));
-        }
-    }
-    stats.basins = basins.len();
-    if !basins.is_empty() {
-        let mut sizes: Vec<usize> = basins.iter().map(|b| b.0).collect();
-        let mut depths: Vec<f32> = basins.iter().map(|b| b.1).collect();
-        sizes.sort_unstable();
-        depths.sort_unstable_by(f32::total_cmp);
-        stats.largest_cells = sizes[sizes.len() - 1];
-        stats.median_cells = sizes[sizes.len() / 2];
-        stats.max_depth_m = depths[depths.len() - 1];
-        stats.median_depth_m = depths[depths.len() / 2];
-    }
-    stats
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a thread pool")
+        .install(|| basin_stats(heights, filled))
 }
