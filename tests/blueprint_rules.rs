@@ -450,7 +450,7 @@ fn eros_v2_is_read_with_its_exclusion_factor() {
         e.crater,
         islagen::blueprint::ErosionCrater::Exclusion { factor: 10.0 }
     );
-    assert_eq!((e.droplet_count, e.gravity), (1000, 9.0));
+    assert_eq!((e.droplet_count, e.dials.gravity), (1000, 9.0));
 }
 
 #[test]

@@ -171,12 +171,12 @@ fn erosion_keeps_the_coast_the_crater_core_the_caps_and_the_classification() {
             assert_eq!(d, 0.0, "under-sea cell changed at ({x}, {y})");
         }
         assert!(
-            d <= e.carve_cap_m + 1e-3 && -d <= e.deposit_cap_m + 1e-3,
+            d <= e.dials.carve_cap_m + 1e-3 && -d <= e.dials.deposit_cap_m + 1e-3,
             "cap at ({x}, {y}): {d}"
         );
         if d > 0.0 {
             assert!(
-                after >= sea + e.sea_margin_m / METRES_PER_RAW - 1e-6,
+                after >= sea + e.dials.sea_margin_m / METRES_PER_RAW - 1e-6,
                 "carved below the margin"
             );
         }
@@ -192,7 +192,7 @@ fn erosion_keeps_the_coast_the_crater_core_the_caps_and_the_classification() {
 fn the_feather_ramps_and_full_does_not() {
     // Right outside the core, feather moves cells less than full does.
     let mut full = config(512, true);
-    full.erosion.crater_mode = islagen::config::CraterErosionMode::Full;
+    full.erosion.crater.mode = islagen::config::CraterErosionMode::Full;
     let full = pipeline::generate(&full, SEED, &Progress::hidden()).unwrap();
     let (off, feather) = pair(512);
     let ring = |w: &World| {

@@ -409,10 +409,9 @@ const V1_HELD_PER_PX: u64 =
     (std::mem::size_of::<f32>() + std::mem::size_of::<blueprint::Biome>()) as u64;
 
 /// An upper bound on what reading the blueprint at `path` holds at its peak, bytes, from its
-/// header and section table alone (a positioned read per section, at most `MAX_SECTIONS`): v2's grid sections (HGTS,
-/// BIOM, WBID, WSRF) nothing — they stay in the file — unless read `whole` (then as on disk),
-/// and everything else ×
-/// `VARIABLE_EXPANSION`; v1 (fixed 8-byte pixel records, read whole) 5 bytes a pixel plus its
+/// header and section frames alone (a positioned read per section, at most `MAX_SECTIONS`):
+/// v2's grid sections (HGTS, BIOM, WBID, WSRF) nothing — they stay in the file — unless read
+/// `whole` (then as on disk), and everything else × `VARIABLE_EXPANSION`; v1 (fixed 8-byte pixel records, read whole) 5 bytes a pixel plus its
 /// town and road tail.
 pub fn estimate_bytes(mut file: &std::fs::File, whole: bool) -> Result<u64, EstimateError> {
     use islagen::blueprint::format::*;
@@ -424,13 +423,12 @@ pub fn estimate_bytes(mut file: &std::fs::File, whole: bool) -> Result<u64, Esti
     let mut read_at = |buf: &mut [u8], at: u64| {
         file.seek(SeekFrom::Start(at))
             .and_then(|_| file.read_exact(buf))
-            .map_err(|e| EstimateError::Table {
-                at,
-                source: Arc::new(e),
-            })
     };
     let mut head = vec![0u8; blueprint::HEADER_PROBE_LEN.min(len as usize)];
-    read_at(&mut head, 0)?;
+    read_at(&mut head, 0).map_err(|e| EstimateError::Table {
+        at: 0,
+        source: Arc::new(e),
+    })?;
     if head.first() == Some(&V1_FIRST_BYTE) {
         let header =
             blueprint::read_header(&head, len).map_err(|e| EstimateError::Header(Arc::new(e)))?;
@@ -438,26 +436,32 @@ pub fn estimate_bytes(mut file: &std::fs::File, whole: bool) -> Result<u64, Esti
         let grids = (px * V1_PIXEL_LEN).min(len);
         return Ok(px * V1_HELD_PER_PX + (len - grids) * VARIABLE_EXPANSION);
     }
-    let mut at = V2_HEADER_LEN;
     let mut total = 0u64;
-    for _ in 0..MAX_SECTIONS {
-        if at + SECTION_FRAME_LEN > len {
-            return Ok(total);
+    let read_frame = |buf: &mut [u8; SECTION_FRAME_LEN as usize], at: u64| read_at(buf, at);
+    for (i, frame) in blueprint::section_frames(len, read_frame).enumerate() {
+        if i == MAX_SECTIONS {
+            return Err(EstimateError::TooManySections);
         }
-        let mut frame = [0u8; SECTION_FRAME_LEN as usize];
-        read_at(&mut frame, at)?;
-        let tag = Tag(u32::from_le_bytes([frame[0], frame[1], frame[2], frame[3]]));
-        let declared = u64::from_le_bytes(frame[4..].try_into().unwrap_or_default());
-        let payload = declared.min(len - at - SECTION_FRAME_LEN);
+        let frame = match frame {
+            Ok(frame) => frame,
+            // A torn tail costs nothing to hold; the reader refuses it later, with its reason.
+            Err(blueprint::FrameError::Truncated { .. }) => break,
+            Err(blueprint::FrameError::Io { at, source }) => {
+                return Err(EstimateError::Table {
+                    at,
+                    source: Arc::new(source),
+                })
+            }
+        };
+        let payload = frame.length.min(len - frame.payload());
         // The grids stay in the file (read by position, see super::grids), unless read whole.
-        total += match tag {
+        total += match frame.tag {
             HGTS | BIOM | WBID | WSRF if whole => payload,
             HGTS | BIOM | WBID | WSRF => 0,
             _ => payload * VARIABLE_EXPANSION,
         };
-        at += SECTION_FRAME_LEN + payload;
     }
-    Err(EstimateError::TooManySections)
+    Ok(total)
 }
 
 /// What a blueprint holds in memory, bytes: its grids and every list with the allocator's

@@ -46,6 +46,7 @@ pub(crate) use internal_modules;
 
 pub mod blueprint;
 pub mod config;
+pub mod dials;
 pub mod exports;
 pub mod formats;
 pub mod memory;

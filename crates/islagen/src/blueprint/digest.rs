@@ -12,9 +12,9 @@
 use sha2::{Digest, Sha256};
 
 use super::format::{
-    Tag, PRMS, PRMS_FIXED_LEN, SECTION_FRAME_LEN, V1_HEADER_LEN, V1_PIXEL_LEN, V2_HEADER_LEN,
-    V2_MAGIC,
+    PRMS, PRMS_FIXED_LEN, SECTION_FRAME_LEN, V1_HEADER_LEN, V1_PIXEL_LEN, V2_HEADER_LEN, V2_MAGIC,
 };
+use super::read::{section_frames, ReadAt};
 
 const HEADER: usize = V2_HEADER_LEN as usize;
 const FRAME: usize = SECTION_FRAME_LEN as usize;
@@ -42,36 +42,29 @@ pub fn v2(bytes: &[u8]) -> Result<V2Digest, DigestError> {
     let mut world = Sha256::new();
     world.update(&bytes[..HEADER]);
     let mut sections = Vec::new();
-    let mut at = HEADER;
-    while at < bytes.len() {
-        let frame = bytes
-            .get(at..at + FRAME)
-            .ok_or_else(|| DigestError(format!("truncated section frame at {at}")))?;
-        let tag = u32::from_le_bytes(frame[..4].try_into().unwrap_or_default());
-        let len = u64::from_le_bytes(frame[4..].try_into().unwrap_or_default());
-        let start = at + FRAME;
-        let end = usize::try_from(len)
-            .ok()
-            .and_then(|l| start.checked_add(l))
-            .filter(|&e| e <= bytes.len())
-            .ok_or_else(|| DigestError(format!("section at {at} overruns the file")))?;
-        let name = Tag(tag).to_string();
+    let len = bytes.len() as u64;
+    let read = |buf: &mut [u8; FRAME], at: u64| bytes.read_exact_at(buf, at);
+    for frame in section_frames(len, read) {
+        let frame = frame.map_err(|e| DigestError(e.to_string()))?;
+        let (at, start) = (frame.at as usize, frame.payload() as usize);
+        let end = frame
+            .end_within(len)
+            .ok_or_else(|| DigestError(format!("section at {at} overruns the file")))?
+            as usize;
         let mut section = Sha256::new();
-        section.update(&frame[..4]);
-        if tag == PRMS.0 {
+        section.update(&bytes[at..at + 4]);
+        if frame.tag == PRMS {
             let fixed = bytes
                 .get(start..start + PRMS_FIXED)
                 .filter(|_| end - start >= PRMS_FIXED)
                 .ok_or_else(|| DigestError("PRMS shorter than its fixed fields".into()))?;
             section.update(fixed);
         } else {
-            section.update(&frame[4..]);
-            section.update(&bytes[start..end]);
+            section.update(&bytes[at + 4..end]);
         }
         let section = section.finalize();
         world.update(section);
-        sections.push((name, hex(&section)));
-        at = end;
+        sections.push((frame.tag.to_string(), hex(&section)));
     }
     Ok(V2Digest {
         world: hex(&world.finalize()),

@@ -425,26 +425,8 @@ impl Salinity {
     }
 }
 
-/// EROS v3 crater mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[repr(u8)]
-pub enum CraterErosionMode {
-    /// Full strength immediately outside the protected core.
-    Full = 0,
-    /// Ramped from zero at the core to full at the feather radius.
-    Feather = 1,
-}
-
-impl CraterErosionMode {
-    /// The mode with this wire value, if any.
-    pub fn from_u8(v: u8) -> Option<Self> {
-        match v {
-            0 => Some(Self::Full),
-            1 => Some(Self::Feather),
-            _ => None,
-        }
-    }
-}
+/// The EROS record's craterMode byte is this enum's discriminant.
+pub use crate::dials::CraterErosionMode;
 
 /// WSRF value meaning "no water here".
 pub const WSRF_NO_WATER: u16 = 0;

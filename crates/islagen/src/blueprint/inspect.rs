@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::blueprint::format::{RoadTier, WaterBodyType};
 use crate::blueprint::{
-    Biome, CurveRecord, DetailRecord, ErosionRecord, Format, Loaded, Params, RiverNetwork,
+    Biome, CurveRecord, DetailDials, ErosionRecord, Format, Loaded, Params, RiverNetwork,
     SectionInfo, TownTier,
 };
 
@@ -150,7 +150,7 @@ pub struct Report {
     /// TCRV.
     pub curve: Option<CurveRecord>,
     /// TDTL.
-    pub detail: Option<DetailRecord>,
+    pub detail: Option<DetailDials>,
     /// EROS.
     pub erosion: Option<ErosionRecord>,
     /// Reader warnings.

@@ -19,8 +19,8 @@ pub use error::{ReadError, Rule, WriteError};
 pub use format::{Biome, RoadTier, Tag, TownTier};
 pub use model::*;
 pub use read::{
-    read_bytes, read_file, read_file_without_grids, read_header, Format, Header, LoadWarning,
-    Loaded, SectionInfo, SectionStatus, HEADER_PROBE_LEN,
+    read_bytes, read_file, read_file_without_grids, read_header, section_frames, Format, FrameAt,
+    FrameError, Header, LoadWarning, Loaded, SectionInfo, SectionStatus, HEADER_PROBE_LEN,
 };
 pub use write::{
     begin_file, write_v1, write_v1_file, write_v2, write_v2_file, Layout, PendingFile,

@@ -6,7 +6,8 @@
 use ndarray::Array2;
 use serde::Serialize;
 
-use super::format::{Biome, CraterErosionMode, RoadTier, Salinity, TownTier, WaterBodyType};
+use super::format::{Biome, RoadTier, Salinity, TownTier, WaterBodyType};
+use crate::dials::{CraterGuard, DropletDials};
 
 /// The PRMS section: the resolved generation inputs and the file's provenance.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -185,24 +186,9 @@ pub struct CurveRecord {
     pub preset: Option<CurvePreset>,
 }
 
-/// The TDTL record, detailVersion 2 (the only body this reader understands).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct DetailRecord {
-    /// Micro-relief amplitude, output metres.
-    pub relief_amp_m: f32,
-    /// Micro-relief frequency, undulations per island width.
-    pub relief_freq_islands: f32,
-    /// Micro-relief seed offset.
-    pub relief_seed_offset: i32,
-    /// Shelf-edge shift amplitude as applied, metres of input height.
-    pub edge_amp_m: f32,
-    /// Shelf-edge field frequency, undulations per island width.
-    pub edge_freq_islands: f32,
-    /// Shelf-edge seed offset.
-    pub edge_seed_offset: i32,
-    /// The preset's band-squeeze bound the amplitude was clamped to.
-    pub edge_max_shift_m: f32,
-}
+/// The TDTL record, detailVersion 2 (the only body this reader understands), is the detail
+/// dials as applied.
+pub use crate::dials::DetailDials;
 
 /// How an EROS record treats the crater surrounds; the shape depends on erosionVersion.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -212,15 +198,9 @@ pub enum ErosionCrater {
         /// craterExclFactor.
         factor: f32,
     },
-    /// v3: a protected core, a feather radius, and the mode.
-    Modes {
-        /// craterCoreFactor.
-        core: f32,
-        /// craterFeatherFactor.
-        feather: f32,
-        /// craterMode.
-        mode: CraterErosionMode,
-    },
+    /// v3: a protected core, a feather radius, and the mode (craterCoreFactor,
+    /// craterFeatherFactor, craterMode).
+    Modes(CraterGuard),
 }
 
 /// The EROS record (erosionVersion 2 or 3; other versions are skipped on read).
@@ -234,26 +214,9 @@ pub struct ErosionRecord {
     pub brush_radius: i32,
     /// PCG32 seed offset from the resolved seed.
     pub seed_offset: i32,
-    /// Per-cell carve cap, metres.
-    pub carve_cap_m: f32,
-    /// Per-cell deposit cap, metres.
-    pub deposit_cap_m: f32,
-    /// Flood-guard margin above sea, metres.
-    pub sea_margin_m: f32,
-    /// Direction inertia.
-    pub inertia: f32,
-    /// Sediment capacity factor.
-    pub capacity_factor: f32,
-    /// Minimum slope in the capacity term, metres.
-    pub min_slope_m: f32,
-    /// Erode rate.
-    pub erode_rate: f32,
-    /// Deposit rate.
-    pub deposit_rate: f32,
-    /// Evaporation per step.
-    pub evaporation: f32,
-    /// Gravity.
-    pub gravity: f32,
+    /// The droplets' physical dials, in the record's order.
+    #[serde(flatten)]
+    pub dials: DropletDials,
     /// Crater handling; `Exclusion` is written as v2, `Modes` as v3.
     pub crater: ErosionCrater,
 }
@@ -263,7 +226,7 @@ impl ErosionRecord {
     pub fn version(&self) -> u16 {
         match self.crater {
             ErosionCrater::Exclusion { .. } => 2,
-            ErosionCrater::Modes { .. } => 3,
+            ErosionCrater::Modes(_) => 3,
         }
     }
 }
@@ -339,7 +302,7 @@ pub struct Blueprint {
     /// TCRV.
     pub curve: Option<CurveRecord>,
     /// TDTL (v2).
-    pub detail: Option<DetailRecord>,
+    pub detail: Option<DetailDials>,
     /// EROS (v2 or v3).
     pub erosion: Option<ErosionRecord>,
     /// WBID: 0 dry, 1 ocean, 2.. lakes and river reaches.

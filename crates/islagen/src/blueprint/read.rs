@@ -22,6 +22,7 @@ use serde::Serialize;
 use super::error::{ReadError, Rule};
 use super::format::*;
 use super::model::*;
+use crate::dials::{CraterGuard, DropletDials};
 
 /// Which layout a file used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -249,6 +250,86 @@ pub struct Header {
     pub map_size: u32,
     /// PRMS WorldSeed (v2 only; v1 does not record it).
     pub seed: Option<i32>,
+}
+
+/// One section of a v2 file as its frame declares it: the walk of [`section_frames`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameAt {
+    /// The section's tag.
+    pub tag: Tag,
+    /// Where its frame starts.
+    pub at: u64,
+    /// The payload's declared length, which may run past the end of the file
+    /// ([`FrameAt::end_within`]).
+    pub length: u64,
+}
+
+impl FrameAt {
+    /// Where the payload starts.
+    pub fn payload(&self) -> u64 {
+        self.at + SECTION_FRAME_LEN
+    }
+
+    /// Where the payload ends as declared, if that is within a file of `len` bytes.
+    pub fn end_within(&self, len: u64) -> Option<u64> {
+        self.payload()
+            .checked_add(self.length)
+            .filter(|&end| end <= len)
+    }
+}
+
+/// Why [`section_frames`] stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    /// Fewer bytes than a frame are left at `at`.
+    #[error("truncated section frame at {at}")]
+    Truncated {
+        /// Where the partial frame starts.
+        at: u64,
+    },
+    /// The frame at `at` could not be read.
+    #[error("reading the section frame at {at}: {source}")]
+    Io {
+        /// Where the frame starts.
+        at: u64,
+        /// What the read said.
+        source: std::io::Error,
+    },
+}
+
+/// The section frames of a v2 file of `len` bytes, in file order from just after the header,
+/// each read with `read_frame(buf, offset)` and the walk going on by its declared length. The
+/// walk ends at the end of the file, after a frame whose payload runs past it, or after an
+/// error. It checks nothing else: the reader ([`read_file`]) holds each frame to its rules, the
+/// digest and the memory estimate only need the layout.
+pub fn section_frames<R>(
+    len: u64,
+    mut read_frame: R,
+) -> impl Iterator<Item = Result<FrameAt, FrameError>>
+where
+    R: FnMut(&mut [u8; SECTION_FRAME_LEN as usize], u64) -> std::io::Result<()>,
+{
+    let mut at = Some(V2_HEADER_LEN);
+    std::iter::from_fn(move || {
+        let here = at.filter(|&a| a < len)?;
+        if len - here < SECTION_FRAME_LEN {
+            at = None;
+            return Some(Err(FrameError::Truncated { at: here }));
+        }
+        let mut buf = [0u8; SECTION_FRAME_LEN as usize];
+        if let Err(source) = read_frame(&mut buf, here) {
+            at = None;
+            return Some(Err(FrameError::Io { at: here, source }));
+        }
+        let [t0, t1, t2, t3, l @ ..] = buf;
+        let frame = FrameAt {
+            tag: Tag(u32::from_le_bytes([t0, t1, t2, t3])),
+            at: here,
+            length: u64::from_le_bytes(l),
+        };
+        at = frame.end_within(len);
+        Some(Ok(frame))
+    })
 }
 
 /// Bytes [`read_header`] needs at most: the v2 header, the PRMS frame, its seed and MapSize.
@@ -654,7 +735,7 @@ struct V2Parts {
     biomes: Option<Array2<Biome>>,
     towns: Option<Vec<Town>>,
     curve: Option<CurveRecord>,
-    detail: Option<DetailRecord>,
+    detail: Option<DetailDials>,
     erosion: Option<ErosionRecord>,
     water_ids: Option<Array2<u16>>,
     water_bodies: Option<Vec<WaterBody>>,
@@ -805,7 +886,7 @@ fn read_versioned<S: ReadAt + ?Sized>(
         }
         TDTL if version == TDTL_VERSION => {
             frame.exact(src, TDTL_V2_LEN)?;
-            parts.detail = Some(DetailRecord {
+            parts.detail = Some(DetailDials {
                 relief_amp_m: src.f32()?,
                 relief_freq_islands: src.f32()?,
                 relief_seed_offset: src.i32()?,
@@ -1046,29 +1127,18 @@ fn read_erosion<S: ReadAt + ?Sized>(
                 format!("craterMode is {raw}; must be 0 (full) or 1 (feather)"),
             )
         })?;
-        ErosionCrater::Modes {
+        ErosionCrater::Modes(CraterGuard {
             core,
             feather,
             mode,
-        }
+        })
     };
-    let [carve_cap_m, deposit_cap_m, sea_margin_m, inertia, capacity_factor, min_slope_m, erode_rate, deposit_rate, evaporation, gravity] =
-        f;
     Ok(ErosionRecord {
         droplet_count,
         lifetime,
         brush_radius,
         seed_offset,
-        carve_cap_m,
-        deposit_cap_m,
-        sea_margin_m,
-        inertia,
-        capacity_factor,
-        min_slope_m,
-        erode_rate,
-        deposit_rate,
-        evaporation,
-        gravity,
+        dials: DropletDials::from_array(f),
         crater,
     })
 }
@@ -1344,5 +1414,40 @@ mod tests {
         assert_eq!(super::biomes_from_ordinals(vec![255]), Err((0, 255)));
         let ok = super::biomes_from_ordinals(vec![0, 10]).unwrap();
         assert_eq!(ok, vec![super::Biome::Ocean, super::Biome::Dirt]);
+    }
+
+    /// The walk finds every section the reader finds, in order and at the same offsets; a torn
+    /// tail ends it with `Truncated`, and a payload that runs past the end is its last frame.
+    #[test]
+    fn section_frames_walk_what_the_reader_reads() {
+        use super::*;
+        let mut bytes = Vec::new();
+        crate::blueprint::write_v2(&mut bytes, &crate::blueprint::sample::full(256, 4)).unwrap();
+        let frames = |b: &[u8]| -> Vec<Result<FrameAt, FrameError>> {
+            section_frames(b.len() as u64, |buf, at| b.read_exact_at(buf, at)).collect()
+        };
+        let read = read_bytes(&bytes).unwrap();
+        let walked: Vec<FrameAt> = frames(&bytes).into_iter().map(Result::unwrap).collect();
+        let expected: Vec<(Tag, u64, u64)> = read
+            .sections
+            .iter()
+            .map(|s| (s.tag, s.offset, s.length))
+            .collect();
+        let got: Vec<(Tag, u64, u64)> = walked.iter().map(|f| (f.tag, f.at, f.length)).collect();
+        assert_eq!(got, expected);
+        assert!(walked
+            .iter()
+            .all(|f| f.end_within(bytes.len() as u64).is_some()));
+
+        let mut torn = bytes.clone();
+        torn.extend_from_slice(&[1, 2, 3]);
+        let last = frames(&torn).pop().unwrap();
+        assert!(matches!(last, Err(FrameError::Truncated { at }) if at == bytes.len() as u64));
+
+        let cut = &bytes[..bytes.len() - 1];
+        let walked = frames(cut);
+        assert_eq!(walked.len(), expected.len());
+        let last = walked.last().unwrap().as_ref().unwrap();
+        assert_eq!(last.end_within(cut.len() as u64), None);
     }
 }

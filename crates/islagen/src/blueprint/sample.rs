@@ -9,6 +9,7 @@ use super::format::{
     encode_water_level, Biome, CraterErosionMode, RoadTier, Salinity, TownTier, WaterBodyType,
 };
 use super::model::*;
+use crate::dials::{CraterGuard, DropletDials};
 
 /// A blueprint of `map_size`² pixels whose every section (TCRV at version 5, TDTL v2, EROS v3,
 /// water with two river reaches, RIVR, four road tiers) carries values derived from `salt`.
@@ -86,7 +87,7 @@ pub fn full(map_size: i32, salt: u32) -> Blueprint {
         biomes,
         towns,
         curve: Some(curve(5)),
-        detail: Some(DetailRecord {
+        detail: Some(DetailDials {
             relief_amp_m: 3.0,
             relief_freq_islands: 9.0,
             relief_seed_offset: 301,
@@ -100,21 +101,23 @@ pub fn full(map_size: i32, salt: u32) -> Blueprint {
             lifetime: 384,
             brush_radius: 3,
             seed_offset: 1709,
-            carve_cap_m: 15.0,
-            deposit_cap_m: 6.0,
-            sea_margin_m: 0.5,
-            inertia: 0.35,
-            capacity_factor: 4.0,
-            min_slope_m: 0.05,
-            erode_rate: 0.3,
-            deposit_rate: 0.3,
-            evaporation: 0.01,
-            gravity: 4.0,
-            crater: ErosionCrater::Modes {
+            dials: DropletDials {
+                carve_cap_m: 15.0,
+                deposit_cap_m: 6.0,
+                sea_margin_m: 0.5,
+                inertia: 0.35,
+                capacity_factor: 4.0,
+                min_slope_m: 0.05,
+                erode_rate: 0.3,
+                deposit_rate: 0.3,
+                evaporation: 0.01,
+                gravity: 4.0,
+            },
+            crater: ErosionCrater::Modes(CraterGuard {
                 core: 0.8,
                 feather: 1.05,
                 mode: CraterErosionMode::Feather,
-            },
+            }),
         }),
         water_bodies: Some(
             (1..=*RIVER_REACHES.end())

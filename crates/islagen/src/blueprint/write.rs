@@ -14,6 +14,7 @@ use super::format::*;
 use super::model::{
     Blueprint, CurveRecord, ErosionCrater, RiverNetwork, RoadPath, Roads, WaterBody, WaterSurface,
 };
+use crate::dials::CraterGuard;
 use crate::output::AtomicFile;
 
 /// Pixels converted per chunk when a grid needs per-element conversion.
@@ -450,27 +451,16 @@ pub fn record_payload(bp: &Blueprint, tag: Tag) -> Option<Vec<u8>> {
             for v in [e.droplet_count, e.lifetime, e.brush_radius, e.seed_offset] {
                 b.extend_from_slice(&v.to_le_bytes());
             }
-            for v in [
-                e.carve_cap_m,
-                e.deposit_cap_m,
-                e.sea_margin_m,
-                e.inertia,
-                e.capacity_factor,
-                e.min_slope_m,
-                e.erode_rate,
-                e.deposit_rate,
-                e.evaporation,
-                e.gravity,
-            ] {
+            for v in e.dials.to_array() {
                 b.extend_from_slice(&v.to_le_bytes());
             }
             match e.crater {
                 ErosionCrater::Exclusion { factor } => b.extend_from_slice(&factor.to_le_bytes()),
-                ErosionCrater::Modes {
+                ErosionCrater::Modes(CraterGuard {
                     core,
                     feather,
                     mode,
-                } => {
+                }) => {
                     b.extend_from_slice(&core.to_le_bytes());
                     b.extend_from_slice(&feather.to_le_bytes());
                     b.push(mode as u8);

@@ -24,6 +24,7 @@ pub const SHELF_EDGE_MAX_SHIFT_M: f32 = 15.06;
 
 pub mod keys;
 
+pub use crate::dials::{CraterErosionMode, CraterGuard, DetailDials, DropletDials};
 pub use keys::KNOWN_KEYS;
 
 /// The key named `$name` in [`keys::KEYS`], found when the program is compiled.
@@ -151,15 +152,6 @@ pub enum CoastProfile {
     Steep,
 }
 
-/// How erosion treats the crater outside its protected core (CraterErosionMode).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum CraterErosionMode {
-    /// "full": full strength immediately outside the core.
-    Full,
-    /// "feather": ramped from zero at the core to full at the feather radius.
-    Feather,
-}
-
 /// How many droplets erosion runs.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub enum DropletBudget {
@@ -218,7 +210,6 @@ pub struct FluvialConfig {
 
 /// Erosion dials, as applied.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[allow(missing_docs)]
 pub struct ErosionConfig {
     /// Erosion "v2" (fluvial, the default), "v1" (droplets) or "off".
     pub model: ErosionModel,
@@ -228,24 +219,15 @@ pub struct ErosionConfig {
     pub droplets: DropletBudget,
     /// How far a droplet may travel.
     pub lifetime: ErosionLength,
-    pub carve_cap_m: f32,
-    pub deposit_cap_m: f32,
     /// The erode/deposit brush's radius.
     pub brush: ErosionLength,
+    /// ErosionSeedOffset: the droplet stream's offset from the resolved seed.
     pub seed_offset: i32,
-    pub sea_margin_m: f32,
-    pub inertia: f32,
-    pub capacity_factor: f32,
-    pub min_slope_m: f32,
-    pub erode_rate: f32,
-    pub deposit_rate: f32,
-    pub evaporation: f32,
-    pub gravity: f32,
-    pub crater_mode: CraterErosionMode,
-    /// Protected core, a factor of CraterRadius.
-    pub crater_core: f32,
-    /// Feather outer radius, a factor of CraterRadius.
-    pub crater_feather: f32,
+    /// The droplets' physical dials.
+    #[serde(flatten)]
+    pub dials: DropletDials,
+    /// How both models spare the crater.
+    pub crater: CraterGuard,
 }
 
 /// A validated configuration: every field within its documented range.
@@ -560,15 +542,14 @@ fn erosion(
     (crater_core, crater_feather): (f32, f32),
     (droplets, lifetime, brush): (DropletBudget, ErosionLength, ErosionLength),
 ) -> ErosionConfig {
-    ErosionConfig {
-        model: c.erosion,
-        fluvial: fluvial(v, raw),
-        droplets,
-        lifetime,
-        carve_cap_m: v.float(k!("ErosionCarveCap"), raw.erosion_carve_cap),
-        deposit_cap_m: v.float(k!("ErosionDepositCap"), raw.erosion_deposit_cap),
-        brush,
-        seed_offset: v.int(k!("ErosionSeedOffset"), raw.erosion_seed_offset) as i32,
+    let fluvial = fluvial(v, raw);
+    // Validated in the key table's order, so warnings come in that order.
+    let carve_cap_m = v.float(k!("ErosionCarveCap"), raw.erosion_carve_cap);
+    let deposit_cap_m = v.float(k!("ErosionDepositCap"), raw.erosion_deposit_cap);
+    let seed_offset = v.int(k!("ErosionSeedOffset"), raw.erosion_seed_offset) as i32;
+    let dials = DropletDials {
+        carve_cap_m,
+        deposit_cap_m,
         sea_margin_m: v.float(k!("ErosionSeaMargin"), raw.erosion_sea_margin),
         inertia: v.float(k!("ErosionInertia"), raw.erosion_inertia),
         capacity_factor: v.float(k!("ErosionCapacityFactor"), raw.erosion_capacity_factor),
@@ -577,9 +558,20 @@ fn erosion(
         deposit_rate: v.float(k!("ErosionDepositRate"), raw.erosion_deposit_rate),
         evaporation: v.float(k!("ErosionEvaporation"), raw.erosion_evaporation),
         gravity: v.float(k!("ErosionGravity"), raw.erosion_gravity),
-        crater_mode: c.crater_mode,
-        crater_core,
-        crater_feather,
+    };
+    ErosionConfig {
+        model: c.erosion,
+        fluvial,
+        droplets,
+        lifetime,
+        brush,
+        seed_offset,
+        dials,
+        crater: CraterGuard {
+            mode: c.crater_mode,
+            core: crater_core,
+            feather: crater_feather,
+        },
     }
 }
 
@@ -855,13 +847,13 @@ mod tests {
             )
         );
         assert_eq!(
-            (c.erosion.carve_cap_m, c.erosion.deposit_cap_m),
+            (c.erosion.dials.carve_cap_m, c.erosion.dials.deposit_cap_m),
             (15.0, 6.0)
         );
-        assert_eq!(c.erosion.inertia, 0.35);
-        assert_eq!(c.erosion.crater_mode, CraterErosionMode::Feather);
+        assert_eq!(c.erosion.dials.inertia, 0.35);
+        assert_eq!(c.erosion.crater.mode, CraterErosionMode::Feather);
         assert_eq!(
-            (c.erosion.crater_core, c.erosion.crater_feather),
+            (c.erosion.crater.core, c.erosion.crater.feather),
             (0.80, 1.05)
         );
         assert_eq!(c.coast_profile, CoastProfile::Wide);
@@ -936,7 +928,7 @@ mod tests {
             .unwrap();
         assert_eq!(l.config.offshore_island_density, 0.5);
         assert_eq!(l.config.map_size, 256);
-        assert_eq!(l.config.erosion.carve_cap_m, 60.0);
+        assert_eq!(l.config.erosion.dials.carve_cap_m, 60.0);
         let keys: Vec<_> = l.warnings.iter().map(|w| w.key).collect();
         assert_eq!(
             keys,
@@ -974,7 +966,7 @@ mod tests {
         assert!(l.warnings.is_empty(), "{:?}", l.warnings);
         assert_eq!(l.config.coast_profile, CoastProfile::Steep);
         assert_eq!(l.config.erosion.model, ErosionModel::Droplets);
-        assert_eq!(l.config.erosion.crater_mode, CraterErosionMode::Full);
+        assert_eq!(l.config.erosion.crater.mode, CraterErosionMode::Full);
         assert_eq!(l.config.sea_level, SeaLevelModel::Field);
     }
 

@@ -356,7 +356,7 @@ pub fn generate_land(
         if !config.town_grading {
             return GradingStats::default();
         }
-        let p = GradingParams::new(config.erosion.crater_core * island.crater.radius_px);
+        let p = GradingParams::new(config.erosion.crater.core * island.crater.radius_px);
         let g = grade(
             &mut relief.heights,
             &town_list,
@@ -402,7 +402,7 @@ pub fn generate_land(
         biomes: biome_map,
         towns: town_list,
         curve: relief.curve.as_ref().map(records::curve),
-        detail: relief.detail.as_ref().map(|d| records::detail(d.params())),
+        detail: relief.detail.as_ref().map(|d| *d.params()),
         erosion: erosion.as_ref().map(|ran| {
             records::erosion(
                 &params::erosion(&config.erosion, seed, config.map_size),

@@ -7,9 +7,9 @@ use crate::sea::{SeaLevel, SeaModel};
 use crate::seed;
 use crate::stages::crater::{self, Crater, Rim};
 use crate::stages::curve::BALANCED;
-use crate::stages::detail::{self, DetailParams};
+use crate::stages::detail::{self, DetailDials};
 use crate::stages::elevation::Shelf;
-use crate::stages::erosion::{CraterMode, Droplets, ErosionParams};
+use crate::stages::erosion::{Droplets, ErosionParams};
 use crate::stages::fluvial::FluvialParams;
 use crate::stages::rivers::RiverParams;
 use crate::stages::texture::TextureParams;
@@ -61,7 +61,7 @@ pub fn rim(config: &Config, crater: &Crater) -> Option<Rim> {
 }
 
 /// The detail passes' dials (TerrainDetail "v1").
-pub fn detail(config: &Config) -> DetailParams {
+pub fn detail(config: &Config) -> DetailDials {
     detail::v1(
         config.shelf_relief_amp_m,
         config.shelf_edge_variation_m,
@@ -105,17 +105,8 @@ pub fn fluvial(e: &config::ErosionConfig) -> FluvialParams {
         diffusivity_m2_yr: f.diffusivity_m2_yr,
         maturity_myr: f.maturity_myr,
         steps: f.steps,
-        sea_margin_m: e.sea_margin_m,
-        crater_mode: crater_mode(e.crater_mode),
-        crater_core: e.crater_core,
-        crater_feather: e.crater_feather,
-    }
-}
-
-fn crater_mode(m: config::CraterErosionMode) -> CraterMode {
-    match m {
-        config::CraterErosionMode::Full => CraterMode::Full,
-        config::CraterErosionMode::Feather => CraterMode::Feather,
+        sea_margin_m: e.dials.sea_margin_m,
+        crater: e.crater,
     }
 }
 
@@ -128,20 +119,9 @@ pub fn erosion(e: &config::ErosionConfig, seed: i32, map_size: u32) -> ErosionPa
             config::DropletBudget::Count(n) => Droplets::Count(n),
         },
         lifetime_m: e.lifetime.metres(map_size),
-        carve_cap_m: e.carve_cap_m,
-        deposit_cap_m: e.deposit_cap_m,
         brush_m: e.brush.metres(map_size),
         stream_seed: seed::erosion_stream(seed, e.seed_offset),
-        sea_margin_m: e.sea_margin_m,
-        inertia: e.inertia,
-        capacity_factor: e.capacity_factor,
-        min_slope_m: e.min_slope_m,
-        erode_rate: e.erode_rate,
-        deposit_rate: e.deposit_rate,
-        evaporation: e.evaporation,
-        gravity: e.gravity,
-        crater_mode: crater_mode(e.crater_mode),
-        crater_core: e.crater_core,
-        crater_feather: e.crater_feather,
+        dials: e.dials,
+        crater: e.crater,
     }
 }

@@ -2,14 +2,12 @@
 //! made, built from what the stages applied. Stages never build a record; the blueprint module
 //! never sees a stage.
 
-use crate::blueprint::format::CraterErosionMode;
 use crate::blueprint::{
-    CurveBase, CurveModulation, CurvePreset, CurveRecord, DetailRecord, ErosionCrater,
+    CurveBase, CurveModulation, CurvePreset, CurveRecord, ErosionCrater,
     ErosionRecord,
 };
 use crate::stages::curve::{Curve, SEA_REF};
-use crate::stages::detail::DetailParams;
-use crate::stages::erosion::{CraterMode, ErosionParams, ErosionStats};
+use crate::stages::erosion::{ErosionParams, ErosionStats};
 
 /// The TCRV record (curveVersion 5) of a curve as applied.
 pub fn curve(c: &Curve) -> CurveRecord {
@@ -53,18 +51,6 @@ pub fn curve(c: &Curve) -> CurveRecord {
     }
 }
 
-/// The TDTL record (detailVersion 2) of the detail dials as applied.
-pub fn detail(d: &DetailParams) -> DetailRecord {
-    DetailRecord {
-        relief_amp_m: d.relief_amp_m,
-        relief_freq_islands: d.relief_freq_islands,
-        relief_seed_offset: d.relief_seed_offset,
-        edge_amp_m: d.edge_amp_m,
-        edge_freq_islands: d.edge_freq_islands,
-        edge_seed_offset: d.edge_seed_offset,
-        edge_max_shift_m: d.edge_max_shift_m,
-    }
-}
 
 /// The EROS record (v3) of the erosion dials as applied; `seed_offset` is the configured
 /// ErosionSeedOffset the droplet stream was derived with. The droplet count is the number drawn
@@ -76,23 +62,7 @@ pub fn erosion(e: &ErosionParams, ran: &ErosionStats, seed_offset: i32) -> Erosi
         lifetime: i32::try_from(ran.lifetime_cells).unwrap_or(i32::MAX),
         brush_radius: i32::try_from(ran.brush_cells).unwrap_or(i32::MAX),
         seed_offset,
-        carve_cap_m: e.carve_cap_m,
-        deposit_cap_m: e.deposit_cap_m,
-        sea_margin_m: e.sea_margin_m,
-        inertia: e.inertia,
-        capacity_factor: e.capacity_factor,
-        min_slope_m: e.min_slope_m,
-        erode_rate: e.erode_rate,
-        deposit_rate: e.deposit_rate,
-        evaporation: e.evaporation,
-        gravity: e.gravity,
-        crater: ErosionCrater::Modes {
-            core: e.crater_core,
-            feather: e.crater_feather,
-            mode: match e.crater_mode {
-                CraterMode::Full => CraterErosionMode::Full,
-                CraterMode::Feather => CraterErosionMode::Feather,
-            },
-        },
+        dials: e.dials,
+        crater: ErosionCrater::Modes(e.crater),
     }
 }

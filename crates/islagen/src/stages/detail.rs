@@ -16,31 +16,13 @@ use super::curve::{ColumnCurve, ISLAND_WIDTH};
 use crate::grid::noise::{Fbm, Interpolation, Lattice, PixelColumn, PixelReads};
 use crate::units::METRES_PER_RAW;
 
-/// The detail dials as applied (the pipeline records them as TDTL).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DetailParams {
-    /// Micro-relief amplitude, ± output metres.
-    pub relief_amp_m: f32,
-    /// Micro-relief frequency, undulations per island width.
-    pub relief_freq_islands: f32,
-    /// Micro-relief field's seed offset from the detail stage's seed.
-    pub relief_seed_offset: i32,
-    /// Shelf-edge shift amplitude, ± metres of input height; within `edge_max_shift_m`, which
-    /// config validation guarantees.
-    pub edge_amp_m: f32,
-    /// Shelf-edge frequency, undulations per island width.
-    pub edge_freq_islands: f32,
-    /// Shelf-edge field's seed offset from the detail stage's seed.
-    pub edge_seed_offset: i32,
-    /// The curve's band-squeeze bound, metres of input height.
-    pub edge_max_shift_m: f32,
-}
+pub use crate::dials::DetailDials;
 
 /// The v1 passes' dials with the configured amplitudes (`edge_amp_m` already within
 /// `edge_max_m`: config validation clamps it).
-pub fn v1(relief_amp_m: f32, edge_amp_m: f32, edge_max_m: f32) -> DetailParams {
+pub fn v1(relief_amp_m: f32, edge_amp_m: f32, edge_max_m: f32) -> DetailDials {
     debug_assert!((0.0..=edge_max_m).contains(&edge_amp_m));
-    DetailParams {
+    DetailDials {
         relief_amp_m,
         relief_freq_islands: 18.0,
         relief_seed_offset: 6_101,
@@ -54,14 +36,14 @@ pub fn v1(relief_amp_m: f32, edge_amp_m: f32, edge_max_m: f32) -> DetailParams {
 /// The detail fields of one seed.
 #[derive(Clone, Debug)]
 pub struct Detail {
-    params: DetailParams,
+    params: DetailDials,
     relief: Lattice,
     edge: Lattice,
 }
 
 impl Detail {
     /// Samples the two fields for `seed`.
-    pub fn new(params: DetailParams, seed: i32) -> Detail {
+    pub fn new(params: DetailDials, seed: i32) -> Detail {
         let field = |offset: i32, islands: f32| {
             let f = Fbm::new(
                 crate::seed::noise_seed(seed, "detail").wrapping_add(offset),
@@ -78,7 +60,7 @@ impl Detail {
     }
 
     /// The dials as applied.
-    pub fn params(&self) -> &DetailParams {
+    pub fn params(&self) -> &DetailDials {
         &self.params
     }
 

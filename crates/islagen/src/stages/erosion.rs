@@ -51,6 +51,7 @@ use serde::Serialize;
 
 use super::crater::Crater;
 use crate::sea::SeaLevel;
+use crate::dials::{CraterErosionMode, CraterGuard, DropletDials};
 use crate::units::{self, METRES_PER_RAW, WORLD_SIZE_M};
 
 /// The working grid's cell, metres: droplets walk cells of this size at every MapSize.
@@ -167,15 +168,6 @@ pub enum ErosionError {
     },
 }
 
-/// How erosion treats the crater outside its protected core.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum CraterMode {
-    /// Full strength immediately outside the core.
-    Full,
-    /// Ramped from zero at the core to full at the feather radius.
-    Feather,
-}
-
 /// How many droplets run.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub enum Droplets {
@@ -192,36 +184,14 @@ pub struct ErosionParams {
     pub droplets: Droplets,
     /// How far a droplet may travel, metres.
     pub lifetime_m: f32,
-    /// Most a cell may be carved, metres.
-    pub carve_cap_m: f32,
-    /// Most a cell may be built up, metres.
-    pub deposit_cap_m: f32,
     /// Radius of the erode/deposit cone, metres (at least one working cell).
     pub brush_m: f32,
     /// The seed of the droplet-start stream.
     pub stream_seed: u64,
-    /// No cell is carved below sea + this, metres.
-    pub sea_margin_m: f32,
-    /// How much of its previous heading a droplet keeps, 0 ..= 1.
-    pub inertia: f32,
-    /// Sediment capacity factor.
-    pub capacity_factor: f32,
-    /// Smallest drop the capacity counts, metres.
-    pub min_slope_m: f32,
-    /// Share of the capacity shortfall eroded per step.
-    pub erode_rate: f32,
-    /// Share of the excess sediment deposited per step.
-    pub deposit_rate: f32,
-    /// Water lost per step, a fraction.
-    pub evaporation: f32,
-    /// Speed gained per metre of drop.
-    pub gravity: f32,
-    /// What happens outside the crater core.
-    pub crater_mode: CraterMode,
-    /// Protected core, a factor of the crater radius.
-    pub crater_core: f32,
-    /// Feather outer radius, a factor of the crater radius.
-    pub crater_feather: f32,
+    /// The droplets' physical dials.
+    pub dials: DropletDials,
+    /// How the crater is spared.
+    pub crater: CraterGuard,
 }
 
 /// What every pass that lowers the elevation map must keep, checked on the map's own pixels on
@@ -243,10 +213,10 @@ impl ErosionParams {
     /// The governors this pass is checked against.
     pub fn limits(&self) -> Limits {
         Limits {
-            carve_cap_m: self.carve_cap_m,
-            deposit_cap_m: self.deposit_cap_m,
-            sea_margin_m: self.sea_margin_m,
-            crater_core: self.crater_core,
+            carve_cap_m: self.dials.carve_cap_m,
+            deposit_cap_m: self.dials.deposit_cap_m,
+            sea_margin_m: self.dials.sea_margin_m,
+            crater_core: self.crater.core,
         }
     }
 }
@@ -291,14 +261,14 @@ impl Terrain<'_> {
     fn crater_factor(&self, x: usize, y: usize) -> f32 {
         let r = self.crater.radius_px;
         let d = self.crater.distance(x, y);
-        let core = self.c.crater_core * r;
+        let core = self.c.crater.core * r;
         if d < core {
             return 0.0;
         }
-        match self.c.crater_mode {
-            CraterMode::Full => 1.0,
-            CraterMode::Feather => {
-                let feather = self.c.crater_feather * r;
+        match self.c.crater.mode {
+            CraterErosionMode::Full => 1.0,
+            CraterErosionMode::Feather => {
+                let feather = self.c.crater.feather * r;
                 if d >= feather {
                     1.0
                 } else {
@@ -381,7 +351,7 @@ fn droplet(t: &Terrain, g: &Grid, reach: Reach, mut px: f32, mut py: f32) -> u32
     let mut speed = START_SPEED;
     let mut water = START_WATER;
     let mut sediment = 0.0f32; // raw height units
-    let min_slope = c.min_slope_m / METRES_PER_RAW;
+    let min_slope = c.dials.min_slope_m / METRES_PER_RAW;
     let mut steps = 0;
     for _ in 0..t.lifetime {
         let (cx, cy) = (px as usize, py as usize);
@@ -390,8 +360,8 @@ fn droplet(t: &Terrain, g: &Grid, reach: Reach, mut px: f32, mut py: f32) -> u32
         }
         let (h, gx, gy) = sample(g, px, py);
         // The gradient in metres per cell, so inertia weighs a heading against a real slope.
-        dx = dx * c.inertia - gx * METRES_PER_RAW * (1.0 - c.inertia);
-        dy = dy * c.inertia - gy * METRES_PER_RAW * (1.0 - c.inertia);
+        dx = dx * c.dials.inertia - gx * METRES_PER_RAW * (1.0 - c.dials.inertia);
+        dy = dy * c.dials.inertia - gy * METRES_PER_RAW * (1.0 - c.dials.inertia);
         let len = (dx * dx + dy * dy).sqrt();
         if len <= f32::EPSILON {
             break;
@@ -409,7 +379,7 @@ fn droplet(t: &Terrain, g: &Grid, reach: Reach, mut px: f32, mut py: f32) -> u32
         steps += 1;
         let (new_h, _, _) = sample(g, nx, ny);
         let drop = new_h - h; // raw; negative downhill
-        let capacity = (-drop).max(min_slope) * speed * water * c.capacity_factor * CAPACITY_SCALE;
+        let capacity = (-drop).max(min_slope) * speed * water * c.dials.capacity_factor * CAPACITY_SCALE;
         if sediment > capacity || drop > 0.0 {
             let want = if drop > 0.0 {
                 // Enough to raise the droplet's cell by the rise: its share of the brush is
@@ -418,20 +388,20 @@ fn droplet(t: &Terrain, g: &Grid, reach: Reach, mut px: f32, mut py: f32) -> u32
                 // filled on each way up: a pit, ringed by its deposits.)
                 (drop / t.centre_w).min(sediment)
             } else {
-                (sediment - capacity) * c.deposit_rate
+                (sediment - capacity) * c.dials.deposit_rate
             };
             sediment -= spread(t, g, cx, cy, want, false);
         } else {
-            let want = ((capacity - sediment) * c.erode_rate).min(-drop * PIT_GUARD);
+            let want = ((capacity - sediment) * c.dials.erode_rate).min(-drop * PIT_GUARD);
             sediment += spread(t, g, cx, cy, want, true);
         }
         // Speed in metres per step: the drop converted to metres feeds v².
-        let v2 = speed * speed - drop * METRES_PER_RAW * c.gravity;
+        let v2 = speed * speed - drop * METRES_PER_RAW * c.dials.gravity;
         speed = v2.max(0.0).sqrt();
         if drop > 0.0 && v2 <= 0.0 {
             break; // too slow to climb on: at rest in its hollow, which it has just filled
         }
-        water *= 1.0 - c.evaporation;
+        water *= 1.0 - c.dials.evaporation;
         px = nx;
         py = ny;
         if t.sea.is_below(new_h, nyc) {
@@ -779,9 +749,9 @@ fn simulate(
             .find(|b| (b.0, b.1) == (0, 0))
             .map_or(1.0, |b| b.2),
         brush,
-        carve_cap_raw: c.carve_cap_m / METRES_PER_RAW,
-        deposit_cap_raw: c.deposit_cap_m / METRES_PER_RAW,
-        margin_raw: c.sea_margin_m / METRES_PER_RAW,
+        carve_cap_raw: c.dials.carve_cap_m / METRES_PER_RAW,
+        deposit_cap_raw: c.dials.deposit_cap_m / METRES_PER_RAW,
+        margin_raw: c.dials.sea_margin_m / METRES_PER_RAW,
     };
     let land_cells = (0..n)
         .into_par_iter()
@@ -1027,21 +997,25 @@ mod tests {
         ErosionParams {
             droplets: Droplets::Count(100),
             lifetime_m: 64.0,
-            carve_cap_m: 15.0,
-            deposit_cap_m: 6.0,
             brush_m: 8.0,
             stream_seed: 1,
-            sea_margin_m: 0.5,
-            inertia: 0.35,
-            capacity_factor: 4.0,
-            min_slope_m: 0.05,
-            erode_rate: 0.3,
-            deposit_rate: 0.3,
-            evaporation: 0.01,
-            gravity: 4.0,
-            crater_mode: CraterMode::Feather,
-            crater_core: 0.8,
-            crater_feather: 1.05,
+            dials: DropletDials {
+                carve_cap_m: 15.0,
+                deposit_cap_m: 6.0,
+                sea_margin_m: 0.5,
+                inertia: 0.35,
+                capacity_factor: 4.0,
+                min_slope_m: 0.05,
+                erode_rate: 0.3,
+                deposit_rate: 0.3,
+                evaporation: 0.01,
+                gravity: 4.0,
+            },
+            crater: CraterGuard {
+                core: 0.8,
+                feather: 1.05,
+                mode: CraterErosionMode::Feather,
+            },
         }
     }
 

@@ -63,7 +63,8 @@ use serde::Serialize;
 
 use super::crater::Crater;
 use super::curve::BALANCED;
-use super::erosion::{self, CraterMode, ErosionError, Limits};
+use super::erosion::{self, ErosionError, Limits};
+use crate::dials::{CraterErosionMode, CraterGuard};
 use super::rivers;
 use crate::sea::SeaLevel;
 use crate::grid::{ascending, NEIGHBOURS};
@@ -115,12 +116,8 @@ pub struct FluvialParams {
     pub steps: u32,
     /// No cell is carved below sea + this, metres.
     pub sea_margin_m: f32,
-    /// What happens outside the crater core.
-    pub crater_mode: CraterMode,
-    /// Protected core, a factor of the crater radius.
-    pub crater_core: f32,
-    /// Feather outer radius, a factor of the crater radius.
-    pub crater_feather: f32,
+    /// How the crater is spared.
+    pub crater: CraterGuard,
 }
 
 impl FluvialParams {
@@ -130,7 +127,7 @@ impl FluvialParams {
             carve_cap_m: CARVE_CAP_M,
             deposit_cap_m: 0.0,
             sea_margin_m: self.sea_margin_m,
-            crater_core: self.crater_core,
+            crater_core: self.crater.core,
         }
     }
 }
@@ -272,14 +269,14 @@ impl Frame {
 /// feather radius (or 1 at once in "full" mode).
 fn crater_weights(crater: &Crater, p: &FluvialParams, n: usize) -> Vec<f32> {
     let r = crater.radius_px;
-    let (core, feather) = (p.crater_core * r, p.crater_feather * r);
+    let (core, feather) = (p.crater.core * r, p.crater.feather * r);
     (0..n * n)
         .into_par_iter()
         .map(|i| {
             let d = crater.distance(i / n, i % n);
             if d < core {
                 0.0
-            } else if p.crater_mode == CraterMode::Full || d >= feather {
+            } else if p.crater.mode == CraterErosionMode::Full || d >= feather {
                 1.0
             } else {
                 (d - core) / (feather - core).max(f32::EPSILON)
@@ -622,9 +619,11 @@ mod tests {
             maturity_myr: 20.0,
             steps: 40,
             sea_margin_m: 0.5,
-            crater_mode: CraterMode::Feather,
-            crater_core: 0.8,
-            crater_feather: 1.05,
+            crater: CraterGuard {
+                mode: CraterErosionMode::Feather,
+                core: 0.8,
+                feather: 1.05,
+            },
         }
     }
 
