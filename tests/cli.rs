@@ -188,7 +188,7 @@ fn unreadable_input_is_an_error_not_a_panic() {
     assert!(!text(&o).contains("panicked"));
 }
 
-/// Issue 15: each error says its cause once, and a misspelt config key is named with the key it
+/// Each error says its cause once, and a misspelt config key is named with the key it
 /// was probably meant to be, while the server's own keys stay quiet.
 #[test]
 fn config_mistakes_are_named_once() {
@@ -754,7 +754,7 @@ fn a_map_too_large_for_the_memory_stops_before_generating() {
     assert!(!sweep_dir.join("sweep.csv").exists());
 }
 
-/// Issue 19: `export heightmap | splat | geojson` from a world file, the sidecar printed as JSON
+/// `export heightmap | splat | geojson` from a world file, the sidecar printed as JSON
 /// and written beside the file; the same files from `--export` on a generation and on a sweep.
 #[test]
 fn exports_for_engines_and_gis_from_a_file_a_generation_and_a_sweep() {
@@ -910,7 +910,7 @@ fn exports_for_engines_and_gis_from_a_file_a_generation_and_a_sweep() {
     assert!(!dir.path().join("no").exists());
 }
 
-/// Issue 19: every export of an unreadable blueprint (truncated, garbage, missing) fails with a
+/// Every export of an unreadable blueprint (truncated, garbage, missing) fails with a
 /// non-zero exit and a message naming the file and what is wrong, and writes nothing.
 #[test]
 fn exports_of_an_unreadable_blueprint_fail_clearly() {

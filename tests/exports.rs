@@ -1,4 +1,4 @@
-//! Exports for engines and GIS (issue 19): every file read back with an independent decoder
+//! Exports for engines and GIS: every file read back with an independent decoder
 //! (png, tiff, geojson crates) and checked against the conventions its module doc states —
 //! sizes, byte order, row order (north first; Unity's RAW south first), channel order, value
 //! mapping, the weights' exact sum, polygon winding, holes and areas, and the crater on the

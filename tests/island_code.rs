@@ -262,7 +262,7 @@ fn river_pixels_export_as_water_tiles() {
     }
 }
 
-/// Regression (issue 15): a nine-byte 0xFF varint is u64::MAX; its zigzag decode overflowed
+/// Regression: a nine-byte 0xFF varint is u64::MAX; its zigzag decode overflowed
 /// (a panic in debug and test builds) instead of being refused as outside the i32 range.
 #[test]
 fn a_maximal_varint_is_refused_not_an_overflow() {

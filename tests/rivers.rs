@@ -135,7 +135,7 @@ fn reaches_drain_sit_in_their_channels_and_step_down() {
     }
 }
 
-/// Issue 26: every reach is one 4-connected set of WBID pixels, and the beds slope: a river
+/// Every reach is one 4-connected set of WBID pixels, and the beds slope: a river
 /// pixel's lowest neighbour on the river (or the water it ends in) lies strictly lower on all
 /// but a few pixels (the bed's floor at the sea), where before each reach's bed was one flat
 /// height.

@@ -196,7 +196,7 @@ fn roads_stay_on_land_off_the_crater_on_the_map_and_reach_every_town() {
     assert!(network.stats.paths[2] <= villages);
 }
 
-/// Regression (issue 15): parallel searches borrowed a fresh 16-bytes-a-cell scratch per rayon
+/// Regression: parallel searches borrowed a fresh 16-bytes-a-cell scratch per rayon
 /// job, so memory grew with the jobs rayon split a batch into. The pool holds one per thread.
 #[test]
 fn search_scratch_is_bounded_by_threads_not_jobs() {
@@ -255,7 +255,7 @@ fn roads_bridge_rivers_straight_across() {
 /// and every finished road costs at most 1 % above its grid optimum, both integrated over the
 /// same cost field. Trails are the shortest roads (spurs of 0.3–1 km to the POIs), so one spur
 /// that runs straight along a heading moves their share by a few per cent: per seed it is
-/// 0.10–0.29, pooled over seeds 2–10 0.18 (BENCHMARKS.md, stop 35).
+/// 0.10–0.29, pooled over seeds 2–10 0.18 (BENCHMARKS.md).
 #[test]
 fn roads_run_at_any_angle_within_one_percent_of_the_grid_optimum() {
     use islagen::blueprint::RoadTier;
@@ -314,7 +314,7 @@ fn roads_run_at_any_angle_within_one_percent_of_the_grid_optimum() {
     // The stage promises 1 %; the midpoint rule here is exact to well under 0.1 %.
     assert!(worst <= 1.011, "a road costs {worst:.4} × its grid optimum");
     // With the junction cell counted: one cell's cost on a short road. Since the fluvial
-    // relief's valley walls stand at their threshold slope (issue 49) that cell can be a steep
+    // relief's valley walls stand at their threshold slope, that cell can be a steep
     // one: 1.28 on this seed.
     assert!(
         worst_ratio < 1.35,

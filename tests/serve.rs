@@ -1,4 +1,4 @@
-//! `islagen serve` (issue 20), over loopback against an in-process server on 127.0.0.1:0: the
+//! `islagen serve`, over loopback against an in-process server on 127.0.0.1:0: the
 //! world list, world metadata, tiles (pixels against the snapshots), probes, path confinement,
 //! request limits, hostile blueprints, the preview and its validation, generation jobs, and a
 //! bounded load test (1 000 tiles from 8 clients; latency printed, errors asserted).
@@ -207,7 +207,7 @@ fn the_world_list_names_worlds_sweeps_and_hostile_files() {
         bad["error"].as_str().unwrap().contains("truncated"),
         "{bad}"
     );
-    // Symlinked blueprints are never dropped silently (issue 50): one to a file inside DIR is
+    // Symlinked blueprints are never dropped silently: one to a file inside DIR is
     // that blueprint; one out of DIR, or to nothing, is listed with why it is not served.
     let alias = find("alias.dat").expect("a symlink inside DIR is listed");
     assert_eq!(
@@ -474,8 +474,7 @@ fn bodies_and_coordinates_are_bounded_and_bad_requests_say_why() {
     ] {
         refused(&s, &format!("{missing}?w={W}"), 404);
     }
-    // Malformed coordinates: 400, naming the coordinate (issue 50: these were 404, and +1
-    // passed).
+    // Malformed coordinates: 400, naming the coordinate (a leading `+` included).
     for malformed in [
         "api/tile/height/-1/0/0.png",
         "api/tile/height/0/0/x.png",
@@ -1023,7 +1022,7 @@ fn other_websites_are_refused_by_host_and_origin() {
     let from = |mode: &str| format!("{ok}Sec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: {mode}\r\n");
     let (status, page) = raw(s.addr(), "GET", "/", &from("navigate"));
     assert_eq!(status, 200);
-    // ...but never frame it (issue 50): a framed navigation is refused, and every answer tells
+    // ...but never frame it: a framed navigation is refused, and every answer tells
     // the browser not to frame it.
     let lower = page.to_ascii_lowercase();
     assert!(lower.contains("x-frame-options: deny"), "{page}");

@@ -1,4 +1,4 @@
-//! The streamed snapshots (issue 18): written side by side a band of rows at a time, each PNG
+//! The streamed snapshots: written side by side a band of rows at a time, each PNG
 //! decodes to exactly the whole picture, whatever the threads; `png` and (where installed)
 //! Pillow read them; one failed file does not stop the others.
 

@@ -347,7 +347,7 @@ fn meta_files_and_v3_headers_rewrite_byte_for_byte() {
     );
 }
 
-/// Regression (issue 15): export trusted the heights, so a `.dat` holding an infinite, a NaN or
+/// Regression: export trusted the heights, so a `.dat` holding an infinite, a NaN or
 /// a 1e30 height made columns billions of blocks tall. Columns now stand at most as tall as
 /// the island is wide, and non-finite heights count as the floor.
 #[test]
@@ -369,7 +369,7 @@ fn hostile_heights_cannot_make_an_export_taller_than_it_is_wide() {
     }
 }
 
-/// Regression (issue 15): an archive's entries were capped one by one (256 MiB × 10 000), not
+/// Regression: an archive's entries were capped one by one (256 MiB × 10 000), not
 /// together; now the sum of what they inflate to is capped too.
 #[test]
 fn an_archive_is_capped_in_total_not_only_per_entry() {

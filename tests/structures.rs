@@ -232,7 +232,7 @@ fn the_generated_sidecar_validates_and_matches_the_towns() {
     }
 }
 
-/// Regression (issue 15): positions were unbounded i64, so `pixelX + dx` wrapped — `check`
+/// Regression: positions were unbounded i64, so `pixelX + dx` wrapped — `check`
 /// accepted a structure at pixelX = i64::MAX and `can-place` at i64::MAX reported cells at
 /// i64::MIN. Positions are now map pixels (0 ..= 32767) and cells are computed checked.
 #[test]

@@ -325,7 +325,7 @@ fn ring_m(w: &World, lo: f32, hi: f32) -> f64 {
     sum / count.max(1) as f64
 }
 
-/// Issue 16: seeds make different islands (outline, spine, summit) and the crater has a rim;
+/// Seeds make different islands (outline, spine, summit) and the crater has a rim;
 /// SpineVariation, CoastVariation and CraterRim at 0 restore the original shapes. (The full
 /// figures at 512 over 24 seeds come from `cargo run --release -p islagen-tools --example variety`.)
 #[test]

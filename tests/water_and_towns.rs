@@ -31,7 +31,7 @@ fn assert_water_bodies(w: &World, label: &str) {
         (bodies[0].kind, bodies[0].salinity),
         (WaterBodyType::Ocean, Salinity::Salt)
     );
-    // The summary names lakes and river reaches apart (issue 49: it called every reach a lake).
+    // The summary names lakes and river reaches apart, never a river reach a lake.
     let kind = |k: WaterBodyType| bodies.iter().filter(move |b| b.kind == k);
     assert_eq!(w.stats.lakes, kind(WaterBodyType::Lake).count(), "{label}");
     assert_eq!(
@@ -252,7 +252,7 @@ fn slope_over_8m(w: &World, x: usize, y: usize) -> f32 {
     gx.hypot(gy)
 }
 
-/// Issue 49: every town stands on ground its tier accepts, on the final heights — its pixel's
+/// Every town stands on ground its tier accepts, on the final heights — its pixel's
 /// slope over 8 m within the tier's limit, and so is 90 % of its 25 m footprint — with every
 /// erosion model (2048 and 8192: `scripts/playability.sh`, BENCHMARKS.md).
 #[test]

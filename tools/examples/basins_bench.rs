@@ -210,9 +210,9 @@ fn same(what: &str, ours: &Array2<f32>, before: &Array2<f32>) -> anyhow::Result<
     Ok(())
 }
 
-/// The fill as it was before issue 18, verbatim (commit fc788a9): one Priority-Flood over the
-/// whole map (Barnes, Lehman & Mulla 2014, their Algorithm 2: a radix heap and a plain queue
-/// for flats and pits), a bit a cell for the closed marks.
+/// The single-queue fill the tiled one replaced, verbatim (commit fc788a9): one Priority-Flood
+/// over the whole map (Barnes, Lehman & Mulla 2014, their Algorithm 2: a radix heap and a plain
+/// queue for flats and pits), a bit a cell for the closed marks.
 fn previous_fill(heights: &Array2<f32>, outlets: Outlets) -> Array2<f32> {
     let (w, h) = heights.dim();
     let mut z = heights.clone();

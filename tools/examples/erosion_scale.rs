@@ -1,4 +1,4 @@
-//! Whether erosion means the same at every MapSize (issue 16): the share of land carved past
+//! Whether erosion means the same at every MapSize: the share of land carved past
 //! 0.5 m and past 5 m at each size, and how well each size's carve field, box-averaged onto the
 //! smallest size's pixels, correlates with the smallest size's own.
 //!

@@ -1,4 +1,4 @@
-//! Times each export's phases on one blueprint (issue 19's BENCHMARKS section): reading the
+//! Times each export's phases on one blueprint (BENCHMARKS.md, "Exports"): reading the
 //! blueprint (the baseline every export pays), then each export as the CLI runs it, writing into
 //! a scratch folder. Each figure is the median of RUNS runs.
 //!

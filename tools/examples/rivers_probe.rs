@@ -1,4 +1,4 @@
-//! River figures (issue 17): the network's size, how grid-bound its centrelines are, and how well
+//! River figures: the network's size, how grid-bound its centrelines are, and how well
 //! the rivers and erosion's channels agree.
 //!
 //! `cargo run --release -p islagen-tools --example rivers_probe -- [SEEDS] [SIZE]` (default 1..8 at 1024, roads

@@ -1,4 +1,4 @@
-//! Road geometry figures at one MapSize (issue 18): per tier, the share of road length heading
+//! Road geometry figures at one MapSize: per tier, the share of road length heading
 //! within 2° of a multiple of 45° (the grid's fingerprint; evenly spread headings give 0.089),
 //! segment counts and lengths, and each road's integrated cost over its grid optimum's.
 //!

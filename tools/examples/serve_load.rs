@@ -1,4 +1,4 @@
-//! Load benchmark of `islagen serve`'s tiles (issue 20): a world (generated at `--size`, 8192 by
+//! Load benchmark of `islagen serve`'s tiles: a world (generated at `--size`, 8192 by
 //! default, written as v2 into a temporary folder that is deleted afterwards, or taken from
 //! `--world FILE`), an in-process server on 127.0.0.1:0, then `--requests` distinct tile
 //! requests (mixed zooms and layers, weighted to the deep zooms a person browses) from

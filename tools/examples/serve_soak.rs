@@ -1,4 +1,4 @@
-//! Soak test of `islagen serve` under its memory limits (issue 50): many clients request tiles
+//! Soak test of `islagen serve` under its memory limits: many clients request tiles
 //! of every layer and zoom from every world in a folder for a while, and the server process's
 //! peak resident memory is held against the limits it was given.
 //!
@@ -10,7 +10,7 @@
 //!
 //! Prints one JSON object: requests, errors (and the first few), req/s, latency p50/p95/p99/max
 //! in ms, peak RSS in MiB, the limits, and `bound_mib` = cache + world budget + 300 MiB (the
-//! bound issue 50 sets).
+//! bound the README promises).
 //!
 //! `cargo run --release -p islagen-tools --example serve_soak -- --bin target/release/islagen --dir DIR
 //! [--seconds 120] [--clients 200] [--cache-mib 256] [--world-mib 2048] [--max-worlds 6]

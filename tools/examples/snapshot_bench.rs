@@ -1,4 +1,4 @@
-//! Times the snapshots of a blueprint, for `BENCHMARKS.md` (issue 18).
+//! Times the snapshots of a blueprint, for `BENCHMARKS.md`.
 //!
 //! `cargo run --release -p islagen-tools --example snapshot_bench -- FILE.dat [OUT_DIR] [MODE]`
 //!

@@ -1,5 +1,5 @@
 //! The radially averaged power spectrum of land heights: whether a large map holds relief down to
-//! its own pixel scale (issue 16, "detail to the metre").
+//! its own pixel scale ("detail to the metre").
 //!
 //! `cargo run --release -p islagen-tools --example spectrum -- [SIZE] [SEED] [CONFIG.json]` (default 8192, seed
 //! 7, default config, roads skipped) takes every window of SIZE/8 pixels that lies wholly on

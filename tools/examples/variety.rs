@@ -1,5 +1,5 @@
 //! How different the seeds' islands are, and whether the crater has a rim: the figures of the
-//! terrain-variety work (issue 16), for any seed range.
+//! terrain-variety work, for any seed range.
 //!
 //! `cargo run --release -p islagen-tools --example variety -- [FIRST..LAST] [SIZE] [CONFIG.json]` (default
 //! 1..24 at 512, default config, roads skipped) prints per seed: land fraction, summit position

@@ -1,4 +1,4 @@
-//! `islagen serve` in a real browser (issue 20): headless Chromium, driven over the DevTools
+//! `islagen serve` in a real browser: headless Chromium, driven over the DevTools
 //! protocol, uses the page the way a person would — the world list appears (thumbnail drawn,
 //! broken blueprint marked, a sweep table sorted both ways), a world opens as a map with its
 //! parameters and its export downloadable, zooming fetches deeper tiles, switching layers
