@@ -636,8 +636,10 @@ fn the_preview_is_a_png_and_a_refused_dial_is_named() {
 fn superseded_previews_are_cancelled_and_never_run_side_by_side() {
     let s = start(&fixture().root);
     let addr = s.addr();
-    let abandon = |seed: i32| {
-        std::thread::spawn(move || {
+    let previews = &s.shared().previews;
+    // Each client asks for a preview and stays until it is running; the next one supersedes it.
+    let clients: Vec<std::net::TcpStream> = (1..=4)
+        .map(|seed| {
             let body = json!({"seed": seed, "config": {"Erosion": "v1"}}).to_string();
             let mut c = std::net::TcpStream::connect(addr).unwrap();
             write!(
@@ -646,21 +648,17 @@ fn superseded_previews_are_cancelled_and_never_run_side_by_side() {
                 body.len()
             )
             .unwrap();
-            std::thread::sleep(Duration::from_millis(150));
-            drop(c);
-        })
-    };
-    let clients: Vec<_> = (1..=4)
-        .map(|seed| {
-            let t = abandon(seed);
-            std::thread::sleep(Duration::from_millis(60));
-            t
+            let asked = Instant::now();
+            while previews.started() < seed as usize {
+                assert!(asked.elapsed() < Duration::from_secs(30), "preview {seed} never started");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            c
         })
         .collect();
     let last = post(&s, "api/preview", json!({"seed": 5}).to_string());
     assert_eq!(last.status, 200, "{}", String::from_utf8_lossy(&last.body));
-    clients.into_iter().for_each(|t| t.join().unwrap());
-    let previews = &s.shared().previews;
+    drop(clients);
     assert_eq!(previews.peak(), 1, "previews ran side by side");
     assert!(
         previews.stopped() >= 1,
@@ -1216,7 +1214,8 @@ fn stopping_the_server_with_sigterm_stops_its_generation() {
 #[test]
 fn a_second_ctrl_c_quits_at_once() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut server, url) = serve_command(dir.path(), &[], true);
+    // -v: the server logs each request as its head arrives, the signal that it is in flight.
+    let (mut server, url) = serve_command(dir.path(), &["-v"], true);
     // The server's log, line by line, as it comes.
     let (log_tx, log) = std::sync::mpsc::channel::<String>();
     let stderr = server.stderr.take().unwrap();
@@ -1240,7 +1239,14 @@ fn a_second_ctrl_c_quits_at_once() {
         "POST /api/preview HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"seed\""
     )
     .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    loop {
+        let line = log
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the request was never logged");
+        if line.contains("POST /api/preview") {
+            break;
+        }
+    }
     let pid = server.id().to_string();
     let interrupt = || {
         let kill = std::process::Command::new("kill")

@@ -246,10 +246,12 @@ pub fn start(opts: ServeOptions) -> Result<Server, ServeError> {
         tokio::net::TcpListener::from_std(std_listener).map_err(bind_err)?
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let app = api::router(shared.clone()).layer(axum::middleware::from_fn_with_state(
-        Arc::new(guard::Hosts::new(addr, &opts.allowed_hosts)),
-        guard::check,
-    ));
+    let app = api::router(shared.clone())
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(guard::Hosts::new(addr, &opts.allowed_hosts)),
+            guard::check,
+        ))
+        .layer(axum::middleware::from_fn(log_request));
     let limits = opts.limits;
     let thread = std::thread::Builder::new()
         .name("serve".into())
@@ -269,6 +271,16 @@ pub fn start(opts: ServeOptions) -> Result<Server, ServeError> {
         stop: Some(stop),
         thread: Some(thread),
     })
+}
+
+/// Logs each request's method and path at DEBUG (`islagen serve -v`) once its head is in,
+/// before its body is read or it is answered.
+async fn log_request(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    tracing::debug!("{} {}", req.method(), req.uri().path());
+    next.run(req).await
 }
 
 /// Serves until the process is stopped.

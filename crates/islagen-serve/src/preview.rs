@@ -31,6 +31,7 @@ pub struct Previews {
     newest: Mutex<Option<Arc<AtomicBool>>>,
     running: AtomicUsize,
     peak: AtomicUsize,
+    started: AtomicUsize,
     stopped: AtomicUsize,
 }
 
@@ -44,6 +45,12 @@ impl Previews {
             old.store(true, Ordering::Relaxed);
         }
         flag
+    }
+
+    /// Previews that began generating (a readiness signal for tests: a client waits for its
+    /// preview to be running before it goes away).
+    pub fn started(&self) -> usize {
+        self.started.load(Ordering::SeqCst)
     }
 
     /// Most previews that ever ran at once.
@@ -99,6 +106,7 @@ pub fn preview(
 ) -> Result<Preview, ApiError> {
     let now = previews.running.fetch_add(1, Ordering::SeqCst) + 1;
     previews.peak.fetch_max(now, Ordering::SeqCst);
+    previews.started.fetch_add(1, Ordering::SeqCst);
     let out = {
         let _running = Running(&previews.running);
         make(req, Progress::hidden().stoppable(cancel, DEADLINE))
