@@ -316,8 +316,14 @@ fn changed_share(a: &Shot, b: &Shot) -> f64 {
 /// A generated world in a temporary folder, as `islagen serve` is pointed at: the world, a
 /// sweep folder whose table names a copy of it, and a truncated (broken) copy.
 fn world_dir(size: u32) -> (tempfile::TempDir, Blueprint) {
-    let mut c = Config::from_json("{}", "defaults").unwrap().config;
-    c.map_size = size;
+    let c = Config::from_json("{}", "defaults")
+        .unwrap()
+        .config
+        .with_overrides(islagen::config::Overrides {
+            map_size: Some(size),
+            ..Default::default()
+        })
+        .unwrap();
     let bp = pipeline::generate(&c, 7, &Progress::hidden())
         .unwrap()
         .blueprint;

@@ -138,11 +138,15 @@ fn make(req: &PreviewRequest, progress: Progress) -> Result<Preview, ApiError> {
     } else {
         req.config.clone()
     };
-    let mut config = validate_preview(&config, req.seed).map_err(ApiError::refused)?;
-    if layer != "roads" {
-        // Roads are the slowest stage and only the roads picture shows them.
-        config.skip_roads = true;
-    }
+    let config = validate_preview(&config, req.seed).map_err(ApiError::refused)?;
+    // Roads are the slowest stage and only the roads picture shows them.
+    let overrides = islagen::config::Overrides {
+        skip_roads: layer != "roads",
+        ..Default::default()
+    };
+    let config = config
+        .with_overrides(overrides)
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
     let seed = islagen::seed::resolve(config.world_seed);
     let started = Instant::now();
     let stopped = |stop: Stop| match stop {

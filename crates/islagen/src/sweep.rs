@@ -453,8 +453,7 @@ fn run_seed(
     dir: &Path,
     exports: &[crate::exports::ExportKind],
 ) -> Result<()> {
-    let mut config = config.clone();
-    config.world_seed = seed;
+    let config = config.clone().with_seed(seed);
     let progress = Progress::hidden();
     let (world, written) = pipeline::generate_and_export(
         &config,
@@ -795,10 +794,10 @@ mod tests {
             exports: Vec::new(),
         };
         let cores = rayon::current_num_threads().max(1);
-        config.map_size = 2048;
+        config.settings_mut().map_size = 2048;
         assert_eq!(plan(&config, None).lanes(100), cores.min(100));
         assert_eq!(plan(&config, None).lanes(1), 1);
-        config.map_size = 4096;
+        config.settings_mut().map_size = 4096;
         assert_eq!(plan(&config, None).lanes(100), 1);
         assert_eq!(plan(&config, Some(3)).lanes(100), 3);
         assert_eq!(plan(&config, Some(3)).lanes(2), 2);

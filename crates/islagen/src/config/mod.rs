@@ -230,9 +230,19 @@ pub struct ErosionConfig {
     pub crater: CraterGuard,
 }
 
-/// A validated configuration: every field within its documented range.
+/// A validated configuration: every value within its key's range. Its values are read as
+/// fields (`config.map_size`, those of [`Settings`]). A `Config` is made only by validation
+/// ([`Config::from_json`], [`Config::load`], [`Config::from_raw`], `Default`) and changed only
+/// through [`Config::with_overrides`], which holds each value to its range: it cannot be edited
+/// into an invalid one. (The `internals` feature lets the tests and tools set its fields.)
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Config {
+#[serde(transparent)]
+pub struct Config(Settings);
+
+/// The values of a validated [`Config`], which reads as them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Settings {
     /// Pixels per side, 256 ..= 32768.
     pub map_size: u32,
     /// The configured seed; 0 means "randomize" (see [`crate::seed`]).
@@ -282,6 +292,23 @@ pub struct Config {
     pub river_width_scale: f32,
     /// River density multiplier: the start catchment is divided by it (0.1 ..= 10).
     pub river_density: f32,
+}
+
+impl std::ops::Deref for Config {
+    type Target = Settings;
+
+    fn deref(&self) -> &Settings {
+        &self.0
+    }
+}
+
+/// The tests and research tools set fields of a loaded config directly; a user of the library
+/// goes through [`Config::with_overrides`] or another config file.
+#[cfg(feature = "internals")]
+impl std::ops::DerefMut for Config {
+    fn deref_mut(&mut self) -> &mut Settings {
+        &mut self.0
+    }
 }
 
 /// Every key at its default ([`keys::KEYS`]): what an empty ServerConfig.json means.
@@ -402,7 +429,7 @@ impl Config {
             crater_core,
         );
         let budget = erosion_budget(&mut v, &raw);
-        let config = Config {
+        let config = Config(Settings {
             map_size,
             world_seed,
             crater_radius: v.float(k!("CraterRadius"), raw.crater_radius),
@@ -431,7 +458,7 @@ impl Config {
             river_catchment_km2: v.float(k!("RiverCatchment"), raw.river_catchment),
             river_width_scale: v.float(k!("RiverWidthScale"), raw.river_width_scale),
             river_density: v.float(k!("RiverDensity"), raw.river_density),
-        };
+        });
         Ok(LoadedConfig {
             config,
             warnings: v.warnings,
@@ -474,13 +501,24 @@ impl Config {
                     accepted: format!("{} ..= {}", range.start(), range.end()),
                 });
             }
-            self.map_size = size;
+            self.0.map_size = size;
         }
         if let Some(seed) = o.world_seed {
-            self.world_seed = seed;
+            self = self.with_seed(seed);
         }
-        self.skip_roads |= o.skip_roads;
+        self.0.skip_roads |= o.skip_roads;
         Ok(self)
+    }
+
+    /// The values to change, for the engine's own edits that keep them in range.
+    pub(crate) fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.0
+    }
+
+    /// This config with WorldSeed `seed` (any seed is valid; 0 means a random one).
+    pub fn with_seed(mut self, seed: i32) -> Config {
+        self.0.world_seed = seed;
+        self
     }
 }
 

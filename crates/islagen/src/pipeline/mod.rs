@@ -692,7 +692,8 @@ fn carve_valleys(
 /// or the lack of it, moves the drainage).
 fn grid_design(config: &Config, seed: i32) -> Array2<f32> {
     let mut on_grid = config.clone();
-    on_grid.map_size = fluvial::GRID as u32;
+    // The grid's 1024 is a MapSize of the key's range.
+    on_grid.settings_mut().map_size = fluvial::GRID as u32;
     designed_heights(&on_grid, seed)
 }
 
