@@ -7,13 +7,14 @@ use std::path::Path;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 6] = [
+const TARGETS: [(&str, Target); 7] = [
     ("dat_read", islagen::fuzzing::dat),
     ("island_code", islagen::fuzzing::island_code),
     ("starmade_folder", islagen::fuzzing::starmade_folder),
     ("starmade_zip", islagen::fuzzing::starmade_zip),
     ("structures", islagen::fuzzing::structures),
     ("config", islagen::fuzzing::config),
+    ("raster", islagen::fuzzing::raster),
 ];
 
 fn replay(folder: &Path, target: Target) -> usize {

@@ -1,7 +1,7 @@
 //! Writes the fuzz targets' seed corpora (fuzz/corpus/<target>/) from the project's own files:
 //! a generated world's blueprint (v2 with its small sections first, and v1), its island code and
-//! structure sidecar, the shipped config, and the StarMade vectors as archives and as folder
-//! images. `scripts/fuzz.sh seeds` runs it; the corpora are committed after `cargo fuzz cmin`.
+//! structure sidecar, the shipped config, small masks and a heightmap, and the StarMade vectors
+//! as archives and as folder images. `scripts/fuzz.sh seeds` runs it; the corpora are committed after `cargo fuzz cmin`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,6 +38,42 @@ fn small_sections_first(v2: &[u8], keep: usize) -> Vec<u8> {
     out.extend(grids);
     out.truncate(keep);
     out
+}
+
+/// Masks and heightmaps: 8- and 16-bit grayscale PNGs and a float GeoTIFF with its pixel size.
+fn rasters(dir: &Path) {
+    let png = |depth: png::BitDepth, data: &[u8]| {
+        let mut out = Vec::new();
+        let mut e = png::Encoder::new(&mut out, 16, 16);
+        e.set_color(png::ColorType::Grayscale);
+        e.set_depth(depth);
+        e.write_header().unwrap().write_image_data(data).unwrap();
+        out
+    };
+    let disc: Vec<u8> = (0..256)
+        .map(|i| {
+            let (x, y) = ((i % 16) as f32 - 7.5, (i / 16) as f32 - 7.5);
+            (255.0 * (1.0 - (x * x + y * y).sqrt() / 8.0).clamp(0.0, 1.0)) as u8
+        })
+        .collect();
+    put(dir, "mask8", &png(png::BitDepth::Eight, &disc));
+    let wide: Vec<u8> = disc.iter().flat_map(|&v| [v, 255 - v]).collect();
+    put(dir, "mask16", &png(png::BitDepth::Sixteen, &wide));
+    let mut tif = std::io::Cursor::new(Vec::new());
+    {
+        use tiff::encoder::{colortype::Gray32Float, TiffEncoder};
+        let mut enc = TiffEncoder::new(&mut tif).unwrap();
+        let mut img = enc.new_image::<Gray32Float>(8, 8).unwrap();
+        img.encoder()
+            .write_tag(
+                tiff::tags::Tag::ModelPixelScaleTag,
+                &[30.0f64, 30.0, 0.0][..],
+            )
+            .unwrap();
+        let metres: Vec<f32> = (0..64).map(|i| (i * 7 % 64) as f32 * 3.5 - 20.0).collect();
+        img.write_data(&metres).unwrap();
+    }
+    put(dir, "dem_f32", tif.get_ref());
 }
 
 fn main() {
@@ -79,6 +115,8 @@ fn main() {
         include_bytes!("../../config/ServerConfig.json"),
     );
     put(&cfg, "misspelt", br#"{"ErosionDropletCont": 5, "Erosion": "v1", "SeaLevelModel": "field", "MapSize": 99999}"#);
+
+    rasters(&root.join("raster"));
 
     for entry in std::fs::read_dir("tests/vectors/starmade")
         .unwrap()

@@ -29,6 +29,23 @@ pub fn island_code(data: &[u8]) {
     }
 }
 
+/// Masks and heightmaps (PNG or TIFF). An accepted raster has a finite sample for every pixel,
+/// and resampling stays within its samples' range.
+pub fn raster(data: &[u8]) {
+    use crate::formats::raster::Raster;
+    if let Ok(r) = Raster::from_bytes(data, std::path::Path::new("fuzz")) {
+        assert_eq!(r.values.len(), r.width * r.height, "a sample a pixel");
+        let (lo, hi) = r
+            .values
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+        assert!(lo.is_finite() && hi.is_finite(), "finite samples");
+        for v in r.resample(8) {
+            assert!((lo..=hi).contains(&v), "{v} outside {lo} ..= {hi}");
+        }
+    }
+}
+
 /// Splits a folder image into files: repeated `name NUL length(u32 LE) bytes`. Malformed
 /// framing ends the image (the files so far are kept), so every input is some folder.
 pub fn folder_image(data: &[u8]) -> BTreeMap<String, Vec<u8>> {
