@@ -34,6 +34,7 @@ fn stages(c: &mut Criterion) {
         spine_variation: config.spine_variation,
         coast_variation: config.coast_variation,
         sea: SeaLevel::new(SeaModel::Flat(0.15), SIZE as usize),
+        island_mask: None,
     };
     group.bench_function("topography", |b| {
         b.iter(|| topography(&Shape::new(&params), &|| {}))

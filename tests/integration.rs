@@ -23,6 +23,7 @@ mod island_code;
 mod rivers;
 mod roads;
 mod serve;
+mod shape;
 mod slurm;
 mod snapshots;
 mod starmade;

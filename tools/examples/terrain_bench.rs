@@ -60,6 +60,7 @@ fn main() -> anyhow::Result<()> {
             spine_variation: 1.0,
             coast_variation: 1.0,
             sea: SeaLevel::new(SeaModel::Flat(0.15), size),
+            island_mask: None,
         }),
         &|| {},
     );

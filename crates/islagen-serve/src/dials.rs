@@ -31,7 +31,7 @@ pub fn slider_range(key: &Key, dial: &Dial) -> Option<(f64, f64)> {
         Kind::Int { min, max } => (min as f64, max as f64),
         Kind::Float { min, max } | Kind::Axis { min, max, .. } => (min, max),
         Kind::FloatAtLeast { key: floor, max } => (keys::find(floor).default.number(), max),
-        Kind::Seed | Kind::Enum { .. } | Kind::Bool => return None,
+        Kind::Seed | Kind::Enum { .. } | Kind::Bool | Kind::Path => return None,
     };
     Some((dial.min.unwrap_or(min), max))
 }
@@ -141,6 +141,14 @@ pub fn validate(config: &Value, size: u32, seed: i32) -> Result<Config, Vec<KeyE
             errors.push(key_error(k, format!("not a key islagen reads{hint}")));
             continue;
         }
+        // A file path would make the server read any file a client names.
+        if keys::key(k).is_some_and(|key| key.kind == Kind::Path) {
+            errors.push(key_error(
+                k,
+                format!("{k} names a file on the server; it is not taken over HTTP"),
+            ));
+            continue;
+        }
         // Each key alone, so a type error is pinned on its key.
         let single = Value::Object(Map::from_iter([(k.clone(), v.clone())]));
         if let Err(e) = load(&single) {
@@ -232,6 +240,15 @@ fn load(v: &Value) -> Result<LoadedConfig, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A client cannot make the server read a file by naming it as a mask.
+    #[test]
+    fn a_mask_path_is_not_taken_over_http() {
+        let errors = validate(&json!({ "IslandMask": "/etc/passwd" }), 512, 1).unwrap_err();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].key.as_deref(), Some("IslandMask"));
+        assert!(errors[0].message.contains("not taken over HTTP"), "{:?}", errors[0]);
+    }
 
     fn warned(key: &str, v: Value) -> bool {
         let l = Config::from_json(&json!({ key: v }).to_string(), "t").unwrap();

@@ -52,6 +52,8 @@ pub enum Kind {
     },
     /// `true` or `false`.
     Bool,
+    /// A file path, relative to the config file's folder ("" = none).
+    Path,
 }
 
 /// A key's default: what an absent key means.
@@ -104,7 +106,7 @@ pub struct Key {
 }
 
 /// Every key, in sections, in the Tune page's order.
-pub const KEYS: [Key; 50] = [
+pub const KEYS: [Key; 51] = [
     Key {
         name: "MapSize",
         // The format's own bounds.
@@ -609,6 +611,16 @@ pub const KEYS: [Key; 50] = [
         superseded_by: None,
         dial: Some(Dial { step: 0.0, min: None, preview_max: None }),
     },
+    Key {
+        name: "IslandMask",
+        kind: Kind::Path,
+        default: Value::Str(""),
+        unit: "",
+        section: "Shape",
+        help: "Where land is wanted: a grayscale PNG or GeoTIFF (white land, black sea), relative to the config; \"\" none",
+        superseded_by: None,
+        dial: None,
+    },
 ];
 
 /// Every key's name, in [`KEYS`]' order.
@@ -689,6 +701,7 @@ impl Key {
                 .collect::<Vec<_>>()
                 .join(", "),
             Kind::Bool => "true, false".into(),
+            Kind::Path => "a file path".into(),
         }
     }
 

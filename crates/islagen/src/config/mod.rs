@@ -25,6 +25,7 @@ pub const SHELF_EDGE_MAX_SHIFT_M: f32 = 15.06;
 pub mod keys;
 
 pub use crate::dials::{CraterErosionMode, CraterGuard, DetailDials, DropletDials};
+use crate::formats::raster::{Raster, RasterError};
 pub use keys::KNOWN_KEYS;
 
 /// The key named `$name` in [`keys::KEYS`], found when the program is compiled.
@@ -111,6 +112,7 @@ pub struct RawConfig {
     pub river_catchment: Option<f64>,
     pub river_width_scale: Option<f64>,
     pub river_density: Option<f64>,
+    pub island_mask: Option<String>,
     /// Every key islagen does not know, kept so it can be listed.
     #[serde(flatten)]
     pub unknown: BTreeMap<String, serde_json::Value>,
@@ -292,6 +294,20 @@ pub struct Settings {
     pub river_width_scale: f32,
     /// River density multiplier: the start catchment is divided by it (0.1 ..= 10).
     pub river_density: f32,
+    /// IslandMask: where land is wanted, if a mask is given.
+    pub island_mask: Option<Mask>,
+}
+
+/// A mask a config names, read when the config is loaded.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Mask {
+    /// The file, as resolved (relative to the config's folder).
+    pub path: PathBuf,
+    /// Its samples.
+    #[serde(skip)]
+    pub raster: std::sync::Arc<Raster>,
+    /// SHA-256 (hex) of the file: what a world records of it.
+    pub sha256: String,
 }
 
 impl std::ops::Deref for Config {
@@ -367,6 +383,24 @@ pub enum ConfigError {
         /// serde's description.
         message: String,
     },
+    /// A mask could not be used.
+    #[error("config key {key}: {source}")]
+    Mask {
+        /// The key.
+        key: &'static str,
+        /// Why.
+        source: RasterError,
+    },
+    /// A mask was read but breaks a rule of its key.
+    #[error("config key {key}: {}: {rule}", path.display())]
+    MaskRule {
+        /// The key.
+        key: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The rule it breaks.
+        rule: String,
+    },
     /// A value islagen does not accept (a retired or unknown enum value, a seed out of range).
     #[error("config key {key}: {value} is not accepted; accepted: {accepted}")]
     Invalid {
@@ -399,17 +433,31 @@ impl Config {
             path: path.to_owned(),
             source,
         })?;
-        Self::from_json(&text, &path.display().to_string())
+        let folder = path.parent().unwrap_or(Path::new(""));
+        Self::from_json_in(&text, &path.display().to_string(), folder)
     }
 
-    /// Parses and validates config JSON; `origin` names it in errors.
+    /// Parses and validates config JSON; `origin` names it in errors. Mask paths are relative
+    /// to the current folder ([`Config::load`] reads them relative to the config's).
     pub fn from_json(text: &str, origin: &str) -> Result<LoadedConfig, ConfigError> {
-        let raw: RawConfig = serde_json::from_str(text).map_err(|e| ConfigError::Parse {
+        Self::from_json_in(text, origin, Path::new(""))
+    }
+
+    /// [`Config::from_json`] with mask paths relative to `folder`.
+    pub fn from_json_in(
+        text: &str,
+        origin: &str,
+        folder: &Path,
+    ) -> Result<LoadedConfig, ConfigError> {
+        let mut raw: RawConfig = serde_json::from_str(text).map_err(|e| ConfigError::Parse {
             origin: origin.to_string(),
             line: e.line(),
             column: e.column(),
             message: e.to_string(),
         })?;
+        if let Some(mask) = raw.island_mask.as_mut().filter(|m| !m.is_empty()) {
+            *mask = folder.join(&*mask).to_string_lossy().into_owned();
+        }
         Self::from_raw(raw)
     }
 
@@ -458,6 +506,7 @@ impl Config {
             river_catchment_km2: v.float(k!("RiverCatchment"), raw.river_catchment),
             river_width_scale: v.float(k!("RiverWidthScale"), raw.river_width_scale),
             river_density: v.float(k!("RiverDensity"), raw.river_density),
+            island_mask: island_mask(raw.island_mask.as_deref())?,
         });
         Ok(LoadedConfig {
             config,
@@ -520,6 +569,29 @@ impl Config {
         self.0.world_seed = seed;
         self
     }
+}
+
+/// IslandMask's file, read; none when the key is absent or "". A mask with no pixel at least
+/// half white leaves no land, and is refused.
+fn island_mask(given: Option<&str>) -> Result<Option<Mask>, ConfigError> {
+    let Some(path) = given.filter(|p| !p.is_empty()).map(PathBuf::from) else {
+        return Ok(None);
+    };
+    let key = "IslandMask";
+    let raster = Raster::read(&path).map_err(|source| ConfigError::Mask { key, source })?;
+    if raster.values.iter().all(|&v| v < 0.5) {
+        return Err(ConfigError::MaskRule {
+            key,
+            path,
+            rule: "no pixel is at least half white, so the mask leaves no land".into(),
+        });
+    }
+    let sha256 = raster.sha256.clone();
+    Ok(Some(Mask {
+        path,
+        raster: std::sync::Arc::new(raster),
+        sha256,
+    }))
 }
 
 /// The enum keys' values (an unknown or retired value is an error, in the table's order of

@@ -35,6 +35,7 @@ pub fn topography(config: &Config, seed: i32, sea: SeaLevel) -> TopographyParams
         spine_variation: config.spine_variation,
         coast_variation: config.coast_variation,
         sea,
+        island_mask: config.island_mask.as_ref().map(|m| m.raster.clone()),
     }
 }
 

@@ -33,11 +33,16 @@
 use ndarray::Array2;
 use rayon::prelude::*;
 
+use crate::formats::raster::Raster;
 use crate::sea::SeaLevel;
 use crate::grid::noise::{
     normalised, quantile, smooth_abs, smoothstep, Fbm, FineColumn, Interpolation, Lattice,
     PixelColumn, PixelReads, SplitFbm,
 };
+
+/// How far an IslandMask moves the outline distance between white (1 − span / 2, inland) and
+/// black (1 + span / 2, open sea).
+const MASK_SPAN: f32 = 1.0;
 
 /// Width of the Trench band along every map edge, as a fraction of MapSize.
 pub const TRENCH_WIDTH: f32 = 0.05;
@@ -137,7 +142,7 @@ const ISLET_LIFT: f32 = 1.4;
 const ISLET_SKIRT: f32 = 0.003;
 
 /// What the topography stage needs.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct TopographyParams {
     /// The resolved world seed.
     pub seed: i32,
@@ -156,6 +161,9 @@ pub struct TopographyParams {
     pub coast_variation: f32,
     /// The sea level model.
     pub sea: SeaLevel,
+    /// Where land is wanted (IslandMask, 0 ..= 1 over the normalised square), if a mask shapes
+    /// the island: its half-white contour takes the squircle's place as the coast.
+    pub island_mask: Option<std::sync::Arc<Raster>>,
 }
 
 /// The raw height map and where islets may stand.
@@ -258,6 +266,8 @@ pub struct Shape {
     /// a smooth function of the normalised position) read from a lattice per pixel instead of
     /// its warp fields and the spine's trigonometry; `None` for the original, computed exactly.
     smooth_field: Option<Lattice>,
+    /// IslandMask, read at the probe lattice's resolution.
+    mask: Option<Lattice>,
 }
 
 impl Shape {
@@ -312,7 +322,7 @@ impl Shape {
             ridges.push(second);
         }
         let mut shape = Shape {
-            params: *p,
+            params: p.clone(),
             base: base_noise(seed, p.map_size),
             coast,
             warp,
@@ -322,6 +332,10 @@ impl Shape {
             spine_scale: 1.0,
             grow: 1.0,
             smooth_field: None,
+            mask: p
+                .island_mask
+                .as_ref()
+                .map(|m| Lattice::sample(|u, v| m.sample(u, v))),
         };
         if sv > 0.0 {
             // The highest the spine stands anywhere (on a fixed grid of the normalised square,
@@ -342,10 +356,11 @@ impl Shape {
                 shape.spine_scale = (wanted / (SPINE_AMP * highest)).min(MAX_SPINE_SCALE);
             }
         }
-        if cv > 0.0 {
+        // A mask decides the land's extent itself.
+        if cv > 0.0 && shape.mask.is_none() {
             shape.grow = shape.land_band_grow();
         }
-        if sv > 0.0 || cv > 0.0 {
+        if sv > 0.0 || cv > 0.0 || shape.mask.is_some() {
             let field = Lattice::sample(|u, v| shape.smooth_above_sea(u, v));
             shape.smooth_field = Some(field);
         }
@@ -442,7 +457,13 @@ impl Shape {
         let dx = (cx - ox + wx) / (SHAPE_SCALE * p.axis_x * sx * self.grow);
         let dy = (cy - oy + wy) / (SHAPE_SCALE * p.axis_y * sy * self.grow);
         let (dx2, dy2) = (dx * dx, dy * dy);
-        let d = (dx2 * dx2 + dy2 * dy2).sqrt().sqrt() * (1.0 + COAST_WARP * self.coast.at(u, v));
+        let squircle = match &self.mask {
+            // The mask's half-white contour is the coast (distance 1): white is the island's
+            // middle (0.5), black the open ocean (1.5, where the falloff always wins).
+            Some(mask) => 1.0 + MASK_SPAN * (0.5 - mask.at(u, v).clamp(0.0, 1.0)),
+            None => (dx2 * dx2 + dy2 * dy2).sqrt().sqrt(),
+        };
+        let d = squircle * (1.0 + COAST_WARP * self.coast.at(u, v));
         (d, (1.0 - d * d).max(0.0))
     }
 
