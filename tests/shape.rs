@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use islagen::blueprint::{inspect, ShapeInput};
 use islagen::config::{Config, ConfigError};
 use islagen::pipeline::{self, Water, World};
 use islagen::progress::Progress;
@@ -92,6 +93,27 @@ fn the_land_is_where_the_mask_paints_it_at_every_size() {
         / (512.0 * 512.0);
     assert!(same >= 0.98, "512 and 1024 agree on {same:.4} of the map");
     eprintln!("mask agreement {agree:.3}; 512 vs 1024 {same:.4}");
+
+    // The world records the mask (SHPE): its key, the file's SHA-256 and name, through a v2
+    // file and `inspect`.
+    let sha = &c.island_mask.as_ref().unwrap().sha256;
+    let expected = vec![ShapeInput {
+        key: "IslandMask".into(),
+        sha256: sha.clone(),
+        file: "island.png".into(),
+    }];
+    assert_eq!(w.blueprint.shape, expected);
+    let mut bytes = Vec::new();
+    islagen::write_v2(&mut bytes, &w.blueprint).unwrap();
+    let loaded = islagen::blueprint::read_bytes(&bytes).unwrap();
+    assert_eq!(loaded.blueprint.shape, expected);
+    let text = inspect::report(&loaded).to_string();
+    assert!(
+        text.contains(&format!(
+            "shaped by   IslandMask island.png (SHA-256 {sha})"
+        )),
+        "{text}"
+    );
 }
 
 #[test]

@@ -247,7 +247,11 @@ mod tests {
         let errors = validate(&json!({ "IslandMask": "/etc/passwd" }), 512, 1).unwrap_err();
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].key.as_deref(), Some("IslandMask"));
-        assert!(errors[0].message.contains("not taken over HTTP"), "{:?}", errors[0]);
+        assert!(
+            errors[0].message.contains("not taken over HTTP"),
+            "{:?}",
+            errors[0]
+        );
     }
 
     fn warned(key: &str, v: Value) -> bool {

@@ -198,6 +198,16 @@ pub enum WriteError {
     /// RIVR without the WBTB table its reach ids refer to ([`Rule::MissingReferencedSection`]).
     #[error("RIVR is present but WBTB, the table its reach ids refer to, is absent")]
     RiversWithoutWaterTable,
+    /// An SHPE entry's SHA-256 is not 64 lowercase hex digits.
+    #[error("SHPE input {index} ({key}): its SHA-256 {sha256:?} is not 64 lowercase hex digits")]
+    ShapeHash {
+        /// Which entry.
+        index: usize,
+        /// Its key.
+        key: String,
+        /// What it holds.
+        sha256: String,
+    },
     /// A RIVR river the reader would reject (see the RIVR rules in docs/FORMAT.md).
     #[error("RIVR river {river}{at}: {problem}", at = PointSuffix(*point))]
     InvalidRiver {

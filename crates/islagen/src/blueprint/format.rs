@@ -101,6 +101,9 @@ pub const WBTB: Tag = Tag::from_fourcc(*b"WBTB");
 pub const WSRF: Tag = Tag::from_fourcc(*b"WSRF");
 /// Rivers as vectors (islagen's section, registered in docs/FORMAT.md; versioned body).
 pub const RIVR: Tag = Tag::from_fourcc(*b"RIVR");
+/// The designer's inputs a world was shaped by: each mask's key, SHA-256 and file name
+/// (islagen's section, registered in docs/FORMAT.md; versioned body).
+pub const SHPE: Tag = Tag::from_fourcc(*b"SHPE");
 /// Highway roads.
 pub const RDHW: Tag = Tag::from_fourcc(*b"RDHW");
 /// Branch roads.
@@ -111,8 +114,8 @@ pub const RDRG: Tag = Tag::from_fourcc(*b"RDRG");
 pub const RDTL: Tag = Tag::from_fourcc(*b"RDTL");
 
 /// Every registered tag in the table's order, which is the order the writer emits.
-pub const REGISTERED_TAGS: [Tag; 15] = [
-    PRMS, HGTS, BIOM, TOWN, TCRV, TDTL, EROS, WBID, WBTB, WSRF, RIVR, RDHW, RDBR, RDRG, RDTL,
+pub const REGISTERED_TAGS: [Tag; 16] = [
+    PRMS, HGTS, BIOM, TOWN, TCRV, TDTL, EROS, WBID, WBTB, WSRF, RIVR, SHPE, RDHW, RDBR, RDRG, RDTL,
 ];
 
 /// Bytes of the i32 count that opens TOWN, WBTB, a road block and each road path.
@@ -218,6 +221,27 @@ pub const fn eros_len(version: u16) -> Option<u64> {
 /// The RIVR body version this reader understands and this writer emits; any other version is
 /// skipped whole on read.
 pub const RIVR_VERSION: u16 = 1;
+/// SHPE's shapeVersion: u16 version · i32 count, then per input three .NET strings: the
+/// config key, the file's SHA-256 (64 lowercase hex digits) and the file's name.
+pub const SHPE_VERSION: u16 = 1;
+/// The longest SHPE key or file name, bytes.
+pub const MAX_SHPE_STRING_LEN: u32 = 1024;
+
+/// Whether `s` is a SHA-256 as SHPE holds it: 64 lowercase hex digits.
+pub fn is_sha256_hex(s: &str) -> bool {
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// SHPE's payload length for these inputs (key, SHA-256, file name).
+pub fn shpe_len<'a>(inputs: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>) -> u64 {
+    2 + COUNT_LEN
+        + inputs
+            .into_iter()
+            .map(|(k, h, f)| dotnet_string_len(k) + dotnet_string_len(h) + dotnet_string_len(f))
+            .sum::<u64>()
+}
 /// Bytes of the RIVR header: u16 riversVersion, f32 catchmentKm2, f32 widthScale, f32 density,
 /// i32 riverCount.
 pub const RIVR_HEADER_LEN: u64 = 2 + 3 * 4 + COUNT_LEN;

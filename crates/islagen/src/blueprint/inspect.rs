@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::blueprint::format::{RoadTier, WaterBodyType};
+use crate::blueprint::ShapeInput;
 use crate::blueprint::{
     Biome, CurveRecord, DetailDials, ErosionRecord, Format, Loaded, Params, RiverNetwork,
     SectionInfo, TownTier,
@@ -147,6 +148,8 @@ pub struct Report {
     pub water: Option<WaterStats>,
     /// RIVR, if present.
     pub rivers: Option<RiverStats>,
+    /// SHPE: the masks the world was shaped by.
+    pub shape: Vec<ShapeInput>,
     /// TCRV.
     pub curve: Option<CurveRecord>,
     /// TDTL.
@@ -244,6 +247,7 @@ pub fn report(loaded: &Loaded) -> Report {
             .collect(),
         water,
         rivers: bp.rivers.as_ref().map(|n| RiverStats::of(n, bp.side())),
+        shape: bp.shape.clone(),
         curve: bp.curve,
         detail: bp.detail,
         erosion: bp.erosion,
@@ -362,6 +366,9 @@ impl std::fmt::Display for Report {
                 )?;
             }
             None => writeln!(f, "rivers      no RIVR section")?,
+        }
+        for s in &self.shape {
+            writeln!(f, "shaped by   {} {} (SHA-256 {})", s.key, s.file, s.sha256)?;
         }
         if let Some(c) = &self.curve {
             writeln!(

@@ -313,8 +313,22 @@ pub struct Blueprint {
     pub water_surface: Option<WaterSurface>,
     /// RIVR.
     pub rivers: Option<RiverNetwork>,
+    /// SHPE: the masks the world was shaped by (no section when empty).
+    pub shape: Vec<ShapeInput>,
     /// RDHW / RDBR / RDRG / RDTL.
     pub roads: Roads,
+}
+
+/// One file a world was shaped by (an SHPE entry): enough to know whether a file at hand is the
+/// one, and so to regenerate the world from its config.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ShapeInput {
+    /// The config key that named it (`IslandMask`).
+    pub key: String,
+    /// SHA-256 of the file's bytes, 64 lowercase hex digits.
+    pub sha256: String,
+    /// The file's name (without its folder).
+    pub file: String,
 }
 
 /// WSRF, every pixel's water surface level (quantised, see

@@ -741,6 +741,7 @@ struct V2Parts {
     water_bodies: Option<Vec<WaterBody>>,
     water_surface: Option<WaterSurface>,
     rivers: Option<(RiverNetwork, Vec<u64>)>,
+    shape: Vec<ShapeInput>,
     roads: [Option<Vec<RoadPath>>; 4],
 }
 
@@ -854,7 +855,7 @@ fn read_section<S: ReadAt + ?Sized>(
         }
         BIOM => parts.biomes = Some(read_biomes(src, side)?),
         TOWN => parts.towns = Some(src.towns(false)?),
-        TCRV | TDTL | EROS | RIVR => return read_versioned(src, parts, frame, side),
+        TCRV | TDTL | EROS | RIVR | SHPE => return read_versioned(src, parts, frame, side),
         WBID => parts.water_ids = Some(src.grid::<u16>(side, u16::from_le, "water ids")?),
         WBTB => parts.water_bodies = Some(read_water_bodies(src)?),
         WSRF => {
@@ -904,6 +905,7 @@ fn read_versioned<S: ReadAt + ?Sized>(
             None => return unknown,
         },
         RIVR if version == RIVR_VERSION => parts.rivers = Some(read_rivers(src, side)?),
+        SHPE if version == SHPE_VERSION => parts.shape = read_shape(src)?,
         _ => return unknown,
     }
     Ok(SectionStatus::Parsed)
@@ -994,6 +996,7 @@ fn assemble_v2<S: ReadAt + ?Sized>(
             water_bodies: parts.water_bodies,
             water_surface: parts.water_surface,
             rivers: parts.rivers.map(|(network, _)| network),
+            shape: parts.shape,
             roads,
         },
         format: Format::V2,
@@ -1141,6 +1144,28 @@ fn read_erosion<S: ReadAt + ?Sized>(
         dials: DropletDials::from_array(f),
         crater,
     })
+}
+
+/// SHPE after its shapeVersion: the inputs, each SHA-256 64 lowercase hex digits.
+fn read_shape<S: ReadAt + ?Sized>(src: &mut Src<S>) -> Result<Vec<ShapeInput>, ReadError> {
+    // Three empty strings are three bytes: the least an entry takes.
+    let n = src.count("shape input", 3)?;
+    let mut inputs = Vec::with_capacity(n);
+    for _ in 0..n {
+        let key = src.dotnet_string("SHPE key", MAX_SHPE_STRING_LEN)?;
+        let at = src.pos;
+        let sha256 = src.dotnet_string("SHPE SHA-256", 64)?;
+        if !is_sha256_hex(&sha256) {
+            return Err(src.err(
+                Rule::InvalidValue,
+                at,
+                format!("{key}'s SHA-256 {sha256:?} is not 64 lowercase hex digits"),
+            ));
+        }
+        let file = src.dotnet_string("SHPE file name", MAX_SHPE_STRING_LEN)?;
+        inputs.push(ShapeInput { key, sha256, file });
+    }
+    Ok(inputs)
 }
 
 fn read_water_bodies<S: ReadAt + ?Sized>(src: &mut Src<S>) -> Result<Vec<WaterBody>, ReadError> {
@@ -1351,6 +1376,7 @@ fn read_v1<S: ReadAt + ?Sized>(mut src: Src<S>) -> Result<Loaded, ReadError> {
             water_bodies: None,
             water_surface: None,
             rivers: None,
+            shape: Vec::new(),
             roads,
         },
         format: Format::V1,

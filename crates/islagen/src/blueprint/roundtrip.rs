@@ -2,7 +2,7 @@
 //! reload, and compare semantically — params (provenance aside), heights bitwise, biomes, towns,
 //! every road point, the water sections, the rivers and the records.
 
-use crate::blueprint::format::{EROS, RIVR, TCRV, TDTL, TOWN, WBTB};
+use crate::blueprint::format::{EROS, RIVR, SHPE, TCRV, TDTL, TOWN, WBTB};
 use crate::blueprint::write::record_payload;
 use crate::blueprint::{self, Blueprint, Loaded, RoadTier, Tag};
 
@@ -67,7 +67,7 @@ pub fn first_difference(a: &Blueprint, b: &Blueprint) -> Option<String> {
     if let Some(d) = grid_difference("biome", &a.biomes, &b.biomes) {
         return Some(d);
     }
-    for tag in [TOWN, TCRV, TDTL, EROS, WBTB, RIVR] {
+    for tag in [TOWN, TCRV, TDTL, EROS, WBTB, RIVR, SHPE] {
         let (ra, rb) = (record_payload(a, tag), record_payload(b, tag));
         if ra != rb {
             return Some(match (ra, rb) {

@@ -143,6 +143,11 @@ pub fn full(map_size: i32, salt: u32) -> Blueprint {
         water_ids: Some(water_ids),
         water_surface: Some(WaterSurface::Grid(water_surface)),
         rivers: Some(rivers),
+        shape: vec![ShapeInput {
+            key: "IslandMask".into(),
+            sha256: format!("{:064x}", u64::from(salt).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+            file: format!("island-{salt}.png"),
+        }],
         roads,
     }
 }

@@ -12,7 +12,8 @@ use ndarray::Array2;
 use super::error::{RiverProblem, WriteError};
 use super::format::*;
 use super::model::{
-    Blueprint, CurveRecord, ErosionCrater, RiverNetwork, RoadPath, Roads, WaterBody, WaterSurface,
+    Blueprint, CurveRecord, ErosionCrater, RiverNetwork, RoadPath, Roads, ShapeInput, WaterBody,
+    WaterSurface,
 };
 use crate::dials::CraterGuard;
 use crate::output::AtomicFile;
@@ -61,6 +62,25 @@ fn validate_head(bp: &Blueprint) -> Result<(), WriteError> {
                 what,
                 len: s.len(),
                 max: MAX_PRMS_STRING_LEN,
+            });
+        }
+    }
+    fits_i32("SHPE inputs", bp.shape.len())?;
+    for (index, input) in bp.shape.iter().enumerate() {
+        for (what, s) in [("SHPE key", &input.key), ("SHPE file name", &input.file)] {
+            if s.len() > MAX_SHPE_STRING_LEN as usize {
+                return Err(WriteError::StringTooLong {
+                    what,
+                    len: s.len(),
+                    max: MAX_SHPE_STRING_LEN,
+                });
+            }
+        }
+        if !is_sha256_hex(&input.sha256) {
+            return Err(WriteError::ShapeHash {
+                index,
+                key: input.key.clone(),
+                sha256: input.sha256.clone(),
             });
         }
     }
@@ -250,6 +270,9 @@ fn write_v2_head<W: Write>(w: &mut W, bp: &Blueprint) -> Result<u64, WriteError>
     if let Some(payload) = record_payload(bp, RIVR) {
         section(w, bp, RIVR, &payload)?;
     }
+    if let Some(payload) = record_payload(bp, SHPE) {
+        section(w, bp, SHPE, &payload)?;
+    }
     Ok(out.written)
 }
 
@@ -412,6 +435,7 @@ pub fn section_len(bp: &Blueprint, tag: Tag) -> Option<u64> {
             .as_ref()
             .map(|b| water_table_len(b.len() as u64)),
         RIVR => bp.rivers.as_ref().map(rivers_len),
+        SHPE => (!bp.shape.is_empty()).then(|| shape_len(&bp.shape)),
         _ => RoadTier::from_tag(tag).map(|tier| road_paths_len(bp.roads.tier(tier))),
     }
 }
@@ -483,8 +507,29 @@ pub fn record_payload(bp: &Blueprint, tag: Tag) -> Option<Vec<u8>> {
             b
         }),
         RIVR => bp.rivers.as_ref().map(rivers_payload),
+        SHPE => (!bp.shape.is_empty()).then(|| shape_payload(&bp.shape)),
         _ => None,
     }
+}
+
+fn shape_len(inputs: &[ShapeInput]) -> u64 {
+    shpe_len(
+        inputs
+            .iter()
+            .map(|i| (i.key.as_str(), i.sha256.as_str(), i.file.as_str())),
+    )
+}
+
+fn shape_payload(inputs: &[ShapeInput]) -> Vec<u8> {
+    let mut b = Vec::with_capacity(shape_len(inputs) as usize);
+    b.extend_from_slice(&SHPE_VERSION.to_le_bytes());
+    b.extend_from_slice(&(inputs.len() as i32).to_le_bytes());
+    for i in inputs {
+        put_dotnet_string(&mut b, &i.key);
+        put_dotnet_string(&mut b, &i.sha256);
+        put_dotnet_string(&mut b, &i.file);
+    }
+    b
 }
 
 fn rivers_len(network: &RiverNetwork) -> u64 {

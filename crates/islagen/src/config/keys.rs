@@ -855,6 +855,7 @@ mod tests {
                 }
                 (Kind::Enum { values, .. }, Value::Str(d)) => assert!(values.contains(&d)),
                 (Kind::Bool, Value::Bool(_)) => {}
+                (Kind::Path, Value::Str(d)) => assert_eq!(d, "", "{}: no file by default", k.name),
                 other => panic!("{}: {other:?}", k.name),
             }
             if let Some(newer) = k.superseded_by {

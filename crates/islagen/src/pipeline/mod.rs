@@ -414,6 +414,7 @@ pub fn generate_land(
         water_bodies: Some(bodies.bodies),
         water_surface: Some(crate::blueprint::WaterSurface::PerBody),
         rivers: rivers.as_ref().map(|(p, r)| r.section(p, &reach_ids)),
+        shape: shape_inputs(config),
         roads: Roads::default(),
     };
     let world = World {
@@ -695,6 +696,25 @@ fn grid_design(config: &Config, seed: i32) -> Array2<f32> {
     // The grid's 1024 is a MapSize of the key's range.
     on_grid.settings_mut().map_size = fluvial::GRID as u32;
     designed_heights(&on_grid, seed)
+}
+
+/// The masks the config shaped the world with, as SHPE records them.
+fn shape_inputs(config: &Config) -> Vec<crate::blueprint::ShapeInput> {
+    let masks = [("IslandMask", &config.island_mask)];
+    masks
+        .into_iter()
+        .filter_map(|(key, mask)| {
+            mask.as_ref().map(|m| crate::blueprint::ShapeInput {
+                key: key.into(),
+                sha256: m.sha256.clone(),
+                file: m
+                    .path
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            })
+        })
+        .collect()
 }
 
 fn log_valleys(s: &FluvialStats) {
