@@ -1131,6 +1131,18 @@ fn serve_command(root: &Path, extra: &[&str], stderr: bool) -> (std::process::Ch
     (child, url)
 }
 
+/// Waits (10 s at most) for a line of the server's log that contains `needle`.
+fn await_line(log: &std::sync::mpsc::Receiver<String>, needle: &str) {
+    loop {
+        let line = log
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("no log line with {needle:?}"));
+        if line.contains(needle) {
+            return;
+        }
+    }
+}
+
 /// The URL a just-started `islagen serve` prints as its first line.
 fn printed_url(child: &mut std::process::Child) -> String {
     use std::io::BufRead;
@@ -1239,14 +1251,7 @@ fn a_second_ctrl_c_quits_at_once() {
         "POST /api/preview HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"seed\""
     )
     .unwrap();
-    loop {
-        let line = log
-            .recv_timeout(Duration::from_secs(10))
-            .expect("the request was never logged");
-        if line.contains("POST /api/preview") {
-            break;
-        }
-    }
+    await_line(&log, "POST /api/preview");
     let pid = server.id().to_string();
     let interrupt = || {
         let kill = std::process::Command::new("kill")
@@ -1257,14 +1262,7 @@ fn a_second_ctrl_c_quits_at_once() {
     };
     interrupt();
     // Ready: the server says it is stopping (and so waits for the request in flight).
-    loop {
-        let line = log
-            .recv_timeout(Duration::from_secs(10))
-            .expect("no `stopping` line after Ctrl-C");
-        if line.contains("stopping") {
-            break;
-        }
-    }
+    await_line(&log, "stopping");
     assert!(
         server.try_wait().unwrap().is_none(),
         "the first Ctrl-C waits for the request in flight"
