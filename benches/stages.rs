@@ -35,6 +35,7 @@ fn stages(c: &mut Criterion) {
         coast_variation: config.coast_variation,
         sea: SeaLevel::new(SeaModel::Flat(0.15), SIZE as usize),
         island_mask: None,
+        relief_mask: None,
     };
     group.bench_function("topography", |b| {
         b.iter(|| topography(&Shape::new(&params), &|| {}))

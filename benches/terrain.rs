@@ -41,6 +41,7 @@ fn terrain(c: &mut Criterion) {
         coast_variation: 1.0,
         sea: SeaLevel::new(SeaModel::Flat(0.15), SIZE),
         island_mask: None,
+        relief_mask: None,
     };
     group.bench_function("topography", |b| {
         b.iter(|| topography(&Shape::new(&params), &|| {}))

@@ -159,7 +159,181 @@ fn a_mask_that_cannot_be_used_is_refused_by_key_file_and_rule() {
     let e = load("missing.png");
     assert!(e.to_string().starts_with("config key IslandMask: "), "{e}");
     assert!(e.to_string().contains("missing.png"), "{e}");
+    // A black relief or hard-rock mask would do nothing: refused too, by its own rule.
+    for (key, rule) in [
+        ("ReliefMask", "raises no land"),
+        ("HardRockMask", "marks no hard rock"),
+    ] {
+        std::fs::write(&config, format!(r#"{{ "{key}": "black.png" }}"#)).unwrap();
+        let e = Config::load(&config).map(|_| ()).unwrap_err();
+        assert!(
+            matches!(e, ConfigError::MaskRule { key: k, .. } if k == key),
+            "{e}"
+        );
+        assert!(e.to_string().contains(rule), "{e}");
+    }
     // "" is no mask.
     std::fs::write(&config, r#"{ "IslandMask": "" }"#).unwrap();
     assert!(Config::load(&config).unwrap().config.island_mask.is_none());
+}
+
+/// A 256² mask: one soft stroke `width` wide from (u0, v) to (u1, v), white on black.
+fn stroke(u0: f32, u1: f32, v: f32, width: f32) -> Vec<u8> {
+    let n = 256usize;
+    (0..n * n)
+        .map(|i| {
+            let (x, y) = ((i % n) as f32 / n as f32, (i / n) as f32 / n as f32);
+            let dx = (u0 - x).max(x - u1).max(0.0);
+            let d = (dx * dx + (y - v) * (y - v)).sqrt();
+            (255.0 * ((0.5 * width - d) / 0.01 * 0.5 + 0.5).clamp(0.0, 1.0)) as u8
+        })
+        .collect()
+}
+
+/// A config in `dir` naming `key`'s mask `file` (written from `gray`, 256²) with `extra` keys.
+fn with_mask(dir: &Path, key: &str, file: &str, gray: &[u8], extra: &str) -> Config {
+    write_png(&dir.join(file), 256, gray);
+    let path = dir.join(format!("{key}.json"));
+    std::fs::write(
+        &path,
+        format!(r#"{{ "{key}": "{file}", "SkipRoads": true{extra} }}"#),
+    )
+    .unwrap();
+    Config::load(&path).unwrap().config
+}
+
+/// The land pixels within `within` raw units of the map's highest, as normalised (u, v).
+fn summit(w: &World, within: f32) -> Vec<(f32, f32)> {
+    let h = &w.blueprint.heights;
+    let n = h.dim().0;
+    let top = h.iter().fold(f32::MIN, |a, &b| a.max(b));
+    h.indexed_iter()
+        .filter(|&(_, &v)| v >= top - within)
+        .map(|((x, y), _)| ((x as f32 + 0.5) / n as f32, (y as f32 + 0.5) / n as f32))
+        .collect()
+}
+
+#[test]
+fn a_relief_mask_puts_the_highest_ground_where_it_is_painted_at_every_size() {
+    let dir = tempfile::tempdir().unwrap();
+    // An east–west ridge across the south of the island, where no seed's spine runs so.
+    let gray = stroke(0.32, 0.62, 0.66, 0.05);
+    let mut summits = Vec::new();
+    for size in [512u32, 1024] {
+        let c = with_mask(
+            dir.path(),
+            "ReliefMask",
+            "ridge.png",
+            &gray,
+            &format!(r#", "MapSize": {size}"#),
+        );
+        let mask = &c.relief_mask.as_ref().expect("the mask is loaded").raster;
+        let w = generate(&c);
+        // Every pixel within 2 % of the height range of the summit stands on the stroke (its
+        // painted width and the blur beside it).
+        let top = summit(&w, 0.02);
+        let off: Vec<_> = top
+            .iter()
+            .filter(|&&(u, v)| mask.sample(u, v) < 0.1)
+            .collect();
+        assert!(
+            !top.is_empty() && off.is_empty(),
+            "{size}: {} of {} summit pixels off the ridge: {:?}",
+            off.len(),
+            top.len(),
+            &off[..off.len().min(5)]
+        );
+        let mean = |p: &[(f32, f32)]| {
+            let k = p.len() as f32;
+            (
+                p.iter().map(|q| q.0).sum::<f32>() / k,
+                p.iter().map(|q| q.1).sum::<f32>() / k,
+            )
+        };
+        summits.push(mean(&top));
+        assert_eq!(w.blueprint.shape[0].key, "ReliefMask");
+    }
+    // The same summit at 512 and 1024, within 2 % of the map.
+    let ((u0, v0), (u1, v1)) = (summits[0], summits[1]);
+    assert!((u0 - u1).hypot(v0 - v1) < 0.02, "summits {summits:?}");
+    // Without the mask the seed's own spine is the highest ground, away from the stroke: the
+    // mask moved it.
+    let plain = Config::from_json(r#"{ "MapSize": 512, "SkipRoads": true }"#, "t").unwrap();
+    let mask = islagen::formats::raster::Raster::read(&dir.path().join("ridge.png")).unwrap();
+    let top = summit(&generate(&plain.config), 0.02);
+    let on = top
+        .iter()
+        .filter(|&&(u, v)| mask.sample(u, v) >= 0.1)
+        .count();
+    assert!(
+        on * 2 < top.len(),
+        "{on} of {} of the seed's summit on the stroke",
+        top.len()
+    );
+}
+
+#[test]
+fn hard_rock_erodes_slower_under_the_fluvial_relief() {
+    let dir = tempfile::tempdir().unwrap();
+    // A 4 × 4 checkerboard of hard (white) and soft (black) rock, so the seed's massif, wherever
+    // it stands, lies in both.
+    let hard_at = |x: usize, y: usize| (x * 4 / 256 + y * 4 / 256).is_multiple_of(2);
+    let gray: Vec<u8> = (0..65536)
+        .map(|i| if hard_at(i % 256, i / 256) { 255 } else { 0 })
+        .collect();
+    let hard = with_mask(
+        dir.path(),
+        "HardRockMask",
+        "rock.png",
+        &gray,
+        r#", "MapSize": 512"#,
+    );
+    let json = |e: &str| format!(r#"{{ "MapSize": 512, "SkipRoads": true, "Erosion": "{e}" }}"#);
+    let config = |e: &str| Config::from_json(&json(e), "t").unwrap().config;
+    let (off, soft, rock) = (
+        generate(&config("off")),
+        generate(&config("v2")),
+        generate(&hard),
+    );
+    // The mean depth carved (below Erosion off's heights) over the land of the hard squares and
+    // of the soft ones, a margin of 1/32 of the map along the squares' edges left out.
+    let n = 512;
+    let land = land(&off);
+    let carve = |w: &World, on_hard: bool| {
+        let (a, b) = (&off.blueprint.heights, &w.blueprint.heights);
+        let inner = |c: usize| (c % (n / 4)).abs_diff(n / 8) < n / 8 - n / 32;
+        let cells: Vec<f32> = (0..n * n)
+            .filter(|&i| {
+                let (x, y) = (i / n, i % n);
+                land[i] && inner(x) && inner(y) && hard_at(x / 2, y / 2) == on_hard
+            })
+            .map(|i| a[[i / n, i % n]] - b[[i / n, i % n]])
+            .collect();
+        cells.iter().sum::<f32>() / cells.len() as f32
+    };
+    let [rh, sh, rs, ss] = [(&rock, true), (&soft, true), (&rock, false), (&soft, false)]
+        .map(|(w, on_hard)| carve(w, on_hard));
+    let (hard_ratio, soft_ratio) = (rh / sh, rs / ss);
+    eprintln!(
+        "hard rock: mean carve (raw) on hard squares {rh:.4} vs {sh:.4} all-soft ({hard_ratio:.2}), on soft squares {rs:.4} vs {ss:.4} ({soft_ratio:.2})"
+    );
+    assert!(
+        sh > 0.01 && ss > 0.01,
+        "both kinds of square are carved: {sh} {ss}"
+    );
+    // Hard rock keeps nearly all of its design; soft rock, whose base level the hard squares
+    // downstream hold, keeps more than half of its valleys, and many times hard rock's share.
+    assert!(
+        hard_ratio <= 0.3,
+        "hard rock carved {hard_ratio:.2} as deep as before"
+    );
+    assert!(
+        soft_ratio >= 0.5,
+        "soft rock carved {soft_ratio:.2} as deep as before"
+    );
+    assert!(
+        soft_ratio >= 4.0 * hard_ratio,
+        "soft {soft_ratio:.2}, hard {hard_ratio:.2}"
+    );
+    assert_eq!(rock.blueprint.shape[0].key, "HardRockMask");
 }

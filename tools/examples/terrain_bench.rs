@@ -61,6 +61,7 @@ fn main() -> anyhow::Result<()> {
             coast_variation: 1.0,
             sea: SeaLevel::new(SeaModel::Flat(0.15), size),
             island_mask: None,
+            relief_mask: None,
         }),
         &|| {},
     );

@@ -106,7 +106,7 @@ pub struct Key {
 }
 
 /// Every key, in sections, in the Tune page's order.
-pub const KEYS: [Key; 51] = [
+pub const KEYS: [Key; 53] = [
     Key {
         name: "MapSize",
         // The format's own bounds.
@@ -618,6 +618,26 @@ pub const KEYS: [Key; 51] = [
         unit: "",
         section: "Shape",
         help: "Where land is wanted: a grayscale PNG or GeoTIFF (white land, black sea), relative to the config; \"\" none",
+        superseded_by: None,
+        dial: None,
+    },
+    Key {
+        name: "ReliefMask",
+        kind: Kind::Path,
+        default: Value::Str(""),
+        unit: "",
+        section: "Shape",
+        help: "Where the land rises: a grayscale PNG or GeoTIFF (white the highest ground) that takes the spine's place, relative to the config; \"\" none",
+        superseded_by: None,
+        dial: None,
+    },
+    Key {
+        name: "HardRockMask",
+        kind: Kind::Path,
+        default: Value::Str(""),
+        unit: "",
+        section: "Shape",
+        help: "Where the rock is hard: a grayscale PNG or GeoTIFF (white erodes half as fast under Erosion v2), relative to the config; \"\" none",
         superseded_by: None,
         dial: None,
     },

@@ -113,6 +113,8 @@ pub struct RawConfig {
     pub river_width_scale: Option<f64>,
     pub river_density: Option<f64>,
     pub island_mask: Option<String>,
+    pub relief_mask: Option<String>,
+    pub hard_rock_mask: Option<String>,
     /// Every key islagen does not know, kept so it can be listed.
     #[serde(flatten)]
     pub unknown: BTreeMap<String, serde_json::Value>,
@@ -296,6 +298,10 @@ pub struct Settings {
     pub river_density: f32,
     /// IslandMask: where land is wanted, if a mask is given.
     pub island_mask: Option<Mask>,
+    /// ReliefMask: where the land rises (it takes the spine's place), if a mask is given.
+    pub relief_mask: Option<Mask>,
+    /// HardRockMask: where the rock erodes slowly under the fluvial relief, if a mask is given.
+    pub hard_rock_mask: Option<Mask>,
 }
 
 /// A mask a config names, read when the config is loaded.
@@ -455,8 +461,14 @@ impl Config {
             column: e.column(),
             message: e.to_string(),
         })?;
-        if let Some(mask) = raw.island_mask.as_mut().filter(|m| !m.is_empty()) {
-            *mask = folder.join(&*mask).to_string_lossy().into_owned();
+        for mask in [
+            &mut raw.island_mask,
+            &mut raw.relief_mask,
+            &mut raw.hard_rock_mask,
+        ] {
+            if let Some(mask) = mask.as_mut().filter(|m| !m.is_empty()) {
+                *mask = folder.join(&*mask).to_string_lossy().into_owned();
+            }
         }
         Self::from_raw(raw)
     }
@@ -506,7 +518,9 @@ impl Config {
             river_catchment_km2: v.float(k!("RiverCatchment"), raw.river_catchment),
             river_width_scale: v.float(k!("RiverWidthScale"), raw.river_width_scale),
             river_density: v.float(k!("RiverDensity"), raw.river_density),
-            island_mask: island_mask(raw.island_mask.as_deref())?,
+            island_mask: mask(k!("IslandMask"), raw.island_mask.as_deref())?,
+            relief_mask: mask(k!("ReliefMask"), raw.relief_mask.as_deref())?,
+            hard_rock_mask: mask(k!("HardRockMask"), raw.hard_rock_mask.as_deref())?,
         });
         Ok(LoadedConfig {
             config,
@@ -571,19 +585,19 @@ impl Config {
     }
 }
 
-/// IslandMask's file, read; none when the key is absent or "". A mask with no pixel at least
-/// half white leaves no land, and is refused.
-fn island_mask(given: Option<&str>) -> Result<Option<Mask>, ConfigError> {
+/// A mask key's file, read; none when the key is absent or "". Each key's rule
+/// ([`mask_rule`]) refuses a mask that would do nothing or leave no island.
+fn mask(key: &'static Key, given: Option<&str>) -> Result<Option<Mask>, ConfigError> {
     let Some(path) = given.filter(|p| !p.is_empty()).map(PathBuf::from) else {
         return Ok(None);
     };
-    let key = "IslandMask";
+    let key = key.name;
     let raster = Raster::read(&path).map_err(|source| ConfigError::Mask { key, source })?;
-    if raster.values.iter().all(|&v| v < 0.5) {
+    if let Some(rule) = mask_rule(key, &raster) {
         return Err(ConfigError::MaskRule {
             key,
             path,
-            rule: "no pixel is at least half white, so the mask leaves no land".into(),
+            rule: rule.into(),
         });
     }
     let sha256 = raster.sha256.clone();
@@ -592,6 +606,24 @@ fn island_mask(given: Option<&str>) -> Result<Option<Mask>, ConfigError> {
         raster: std::sync::Arc::new(raster),
         sha256,
     }))
+}
+
+/// The rule `raster` breaks as mask `key`, if any: an IslandMask needs a pixel at least half
+/// white (the coast is the half-white contour), the others a pixel above black.
+fn mask_rule(key: &str, raster: &Raster) -> Option<&'static str> {
+    let highest = raster.values.iter().fold(0.0f32, |a, &v| a.max(v));
+    match key {
+        "IslandMask" if highest < 0.5 => {
+            Some("no pixel is at least half white, so the mask leaves no land")
+        }
+        "ReliefMask" if highest <= 0.0 => {
+            Some("every pixel is black, so the mask raises no land (\"\" for none)")
+        }
+        "HardRockMask" if highest <= 0.0 => {
+            Some("every pixel is black, so the mask marks no hard rock (\"\" for none)")
+        }
+        _ => None,
+    }
 }
 
 /// The enum keys' values (an unknown or retired value is an error, in the table's order of

@@ -558,6 +558,7 @@ fn shape_and_erode(
     );
     let crater = outline.crater;
     let p = params::fluvial(&config.erosion);
+    let hard_rock = params::hard_rock(config);
     let ((island, water, mut relief), solved) = rayon::join(
         || {
             let island = finish_island(outline, sea);
@@ -569,7 +570,8 @@ fn shape_and_erode(
             design.map(|raw| {
                 let stage = progress.stage("fluvial relief", p.steps.into());
                 let n = config.map_size as usize;
-                let solved = fluvial::solve(&raw, n, sea, &crater, &p, &|| stage.tick());
+                let rock = hard_rock.as_ref();
+                let solved = fluvial::solve(&raw, n, sea, &crater, &p, rock, &|| stage.tick());
                 (stage, solved)
             })
         },
@@ -681,7 +683,9 @@ fn carve_valleys(
 ) -> Result<Landscape, ErosionError> {
     let p = params::fluvial(&config.erosion);
     let stage = progress.stage("fluvial relief", p.steps.into());
-    let landscape = fluvial::relief(heights, None, sea, crater, &p, &|| stage.tick())?;
+    let rock = params::hard_rock(config);
+    let tick = || stage.tick();
+    let landscape = fluvial::relief(heights, None, sea, crater, &p, rock.as_ref(), &tick)?;
     stage.finish();
     log_valleys(&landscape.stats);
     Ok(landscape)
@@ -700,7 +704,11 @@ fn grid_design(config: &Config, seed: i32) -> Array2<f32> {
 
 /// The masks the config shaped the world with, as SHPE records them.
 fn shape_inputs(config: &Config) -> Vec<crate::blueprint::ShapeInput> {
-    let masks = [("IslandMask", &config.island_mask)];
+    let masks = [
+        ("IslandMask", &config.island_mask),
+        ("ReliefMask", &config.relief_mask),
+        ("HardRockMask", &config.hard_rock_mask),
+    ];
     masks
         .into_iter()
         .filter_map(|(key, mask)| {

@@ -2,6 +2,8 @@
 //! each stage's own small parameter struct. Stages never see the config; the config never sees a
 //! stage.
 
+use ndarray::Array2;
+
 use crate::config::{self, CoastProfile, Config, SeaLevelModel};
 use crate::sea::{SeaLevel, SeaModel};
 use crate::seed;
@@ -36,7 +38,13 @@ pub fn topography(config: &Config, seed: i32, sea: SeaLevel) -> TopographyParams
         coast_variation: config.coast_variation,
         sea,
         island_mask: config.island_mask.as_ref().map(|m| m.raster.clone()),
+        relief_mask: config.relief_mask.as_ref().map(|m| m.raster.clone()),
     }
+}
+
+/// The HardRockMask on the fluvial relief's grid (0 ..= 1, `[x, y]`), if the config names one.
+pub fn hard_rock(config: &Config) -> Option<Array2<f32>> {
+    (config.hard_rock_mask.as_ref()).map(|m| m.raster.resample(crate::stages::fluvial::GRID))
 }
 
 /// The crater's radius in pixels at this MapSize.

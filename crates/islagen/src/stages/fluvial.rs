@@ -35,7 +35,8 @@
 //! nothing is carved below sea + margin or inside the crater's core (feathered out to
 //! `crater_feather`, like the droplets). A channel's graded profile rises faster the smaller
 //! its catchment, so on the lowland only the large rivers cut (their floodplains), and valleys
-//! deepen into the benches and the plateau where the design rises faster than the rivers.
+//! deepen into the benches and the plateau where the design rises faster than the rivers. A
+//! HardRockMask scales K cell by cell ([`HARD_ROCK_K`]).
 //!
 //! **Determinism.** Per-cell work is parallel and order-free; the flow order is a sort by
 //! (height, cell index), a total order; the accumulation and the implicit solve run in that
@@ -160,13 +161,25 @@ pub struct Landscape {
     pub stats: FluvialStats,
 }
 
-/// The grid's cells that never move: sea (the base level), the crater's core, the edge.
+/// The grid's cells that never move: sea (the base level), the crater's core, the edge; and
+/// how easily each cell's rock erodes.
 struct Frame {
     n: usize,
     fixed: Vec<bool>,
     /// How much of the carve acts at each cell, 0 ..= 1 (the crater's core and feather).
     weight: Vec<f32>,
+    /// The erodibility's multiplier at each cell: 1, or [`HARD_ROCK_K`]^hardness under a
+    /// HardRockMask.
+    erodibility: Vec<f32>,
 }
+
+/// Erodibility of the hardest rock (a HardRockMask's white) relative to the rest: it erodes
+/// half as fast. Between black and white the multiplier is geometric (0.5 grey: ×0.71). The
+/// carve answers steeply: under the design's cap a channel cuts only where its graded profile,
+/// (U/K) χ, lies below the design, so at K × 0.5 hard rock keeps about a twentieth of the
+/// depth soft rock loses and stands as the design's ridges, and soft rock upstream of it,
+/// whose base level it holds, keeps about two thirds.
+pub const HARD_ROCK_K: f32 = 0.5;
 
 /// Carves valleys into `heights` (the elevation map, raw units) in place. `grid` is the design
 /// on the landscape grid when the caller has it (the pipeline makes the same elevation at the
@@ -179,6 +192,7 @@ pub fn relief(
     sea: &SeaLevel,
     crater: &Crater,
     p: &FluvialParams,
+    hard_rock: Option<&Array2<f32>>,
     on_step: &(dyn Fn() + Sync),
 ) -> Result<Landscape, ErosionError> {
     let n = erosion::square_side(heights)?;
@@ -186,7 +200,7 @@ pub fn relief(
         Some(raw) if raw.dim() == (GRID, GRID) => raw,
         _ => erosion::to_working(heights, GRID),
     };
-    let solved = solve(&raw, n, sea, crater, p, on_step);
+    let solved = solve(&raw, n, sea, crater, p, hard_rock, on_step);
     carve(heights, solved, sea, crater, p)
 }
 
@@ -201,19 +215,27 @@ pub struct Solved {
 }
 
 /// Evolves the design `raw` (the landscape grid's raw heights) for a map of `map_side` pixels a
-/// side whose crater is `crater`. Reads nothing of the map's heights.
+/// side whose crater is `crater`, its rock as hard as `hard_rock` says (0 ..= 1 on the grid, a
+/// HardRockMask; none: all alike). Reads nothing of the map's heights.
 pub fn solve(
     raw: &Array2<f32>,
     map_side: usize,
     sea: &SeaLevel,
     crater: &Crater,
     p: &FluvialParams,
+    hard_rock: Option<&Array2<f32>>,
     on_step: &(dyn Fn() + Sync),
 ) -> Solved {
     let g = GRID;
     let grid_crater = crater.on(map_side, g);
     let design = above_sea(raw, sea);
-    let frame = Frame::new(&design, crater_weights(&grid_crater, p, g));
+    let mut frame = Frame::new(&design, crater_weights(&grid_crater, p, g));
+    if let Some(hard) = hard_rock.filter(|h| h.dim() == (g, g)) {
+        frame.erodibility = hard
+            .iter()
+            .map(|&h| HARD_ROCK_K.powf(h.clamp(0.0, 1.0)))
+            .collect();
+    }
     let carved = evolve(&design, &frame, p, on_step);
     let mut stats = grid_stats(&design, &carved, &frame);
     stats.steps = p.steps;
@@ -261,7 +283,12 @@ impl Frame {
                 design[i] <= 0.0 || weight[i] <= 0.0 || x == 0 || y == 0 || x == n - 1 || y == n - 1
             })
             .collect();
-        Frame { n, fixed, weight }
+        Frame {
+            n,
+            fixed,
+            weight,
+            erodibility: vec![1.0; n * n],
+        }
     }
 }
 
@@ -431,7 +458,7 @@ fn step(h: &mut [f32], cap: &[f32], frame: &Frame, r: f32, p: &FluvialParams, dt
             let f = if r as usize == i {
                 0.0
             } else {
-                k_dt * (cells[i] * cell_area).powf(AREA_EXPONENT) / distance
+                k_dt * frame.erodibility[i] * (cells[i] * cell_area).powf(AREA_EXPONENT) / distance
             };
             (r, f)
         })
@@ -781,7 +808,7 @@ mod tests {
                 p.maturity_myr = 2.0;
                 p.steps = 6;
                 p.diffusivity_m2_yr = 0.002;
-                let l = relief(&mut h, None, &sea, &crater, &p, &|| {}).unwrap();
+                let l = relief(&mut h, None, &sea, &crater, &p, None, &|| {}).unwrap();
                 (h, l)
             })
         };

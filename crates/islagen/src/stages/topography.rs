@@ -29,6 +29,11 @@
 //!   (out of the Trench). Its threshold is the (1 − density)-quantile of the islet field's own
 //!   lattice samples, so `density` is the fraction of that field above the threshold for every
 //!   seed. `islet_zone` marks every pixel the lift could touch.
+//! - **Masks a designer paints.** An IslandMask's half-white contour takes the squircle's
+//!   place as the coast; a ReliefMask, blurred by [`RELIEF_BLUR`], takes the spine ridges'
+//!   place (faded towards the coast and scaled like a seeded spine). Both are read in
+//!   normalised coordinates on the probe lattice, so they shape the same island at every
+//!   MapSize; the Trench and the islets hold as without them.
 
 use ndarray::Array2;
 use rayon::prelude::*;
@@ -43,6 +48,11 @@ use crate::grid::noise::{
 /// How far an IslandMask moves the outline distance between white (1 − span / 2, inland) and
 /// black (1 + span / 2, open sea).
 const MASK_SPAN: f32 = 1.0;
+/// A ReliefMask is blurred with a Gaussian of this σ (fraction of the map side, 250 m at
+/// 8192) on a [`RELIEF_CELLS`]² grid before it takes the spine's place, so a painted stroke
+/// becomes a rounded ridge along it and a hard edge a slope, never a cliff.
+const RELIEF_BLUR: f32 = 0.03;
+const RELIEF_CELLS: usize = 256;
 
 /// Width of the Trench band along every map edge, as a fraction of MapSize.
 pub const TRENCH_WIDTH: f32 = 0.05;
@@ -164,6 +174,9 @@ pub struct TopographyParams {
     /// Where land is wanted (IslandMask, 0 ..= 1 over the normalised square), if a mask shapes
     /// the island: its half-white contour takes the squircle's place as the coast.
     pub island_mask: Option<std::sync::Arc<Raster>>,
+    /// Where the land rises (ReliefMask, 0 ..= 1), if a mask shapes it: blurred, it takes the
+    /// spine's ridges' place (white the summit), scaled like a seeded spine.
+    pub relief_mask: Option<std::sync::Arc<Raster>>,
 }
 
 /// The raw height map and where islets may stand.
@@ -268,6 +281,8 @@ pub struct Shape {
     smooth_field: Option<Lattice>,
     /// IslandMask, read at the probe lattice's resolution.
     mask: Option<Lattice>,
+    /// ReliefMask, blurred ([`RELIEF_BLUR`]), read at the probe lattice's resolution.
+    relief: Option<Lattice>,
 }
 
 impl Shape {
@@ -336,8 +351,9 @@ impl Shape {
                 .island_mask
                 .as_ref()
                 .map(|m| Lattice::sample(|u, v| m.sample(u, v))),
+            relief: p.relief_mask.as_deref().map(blurred),
         };
-        if sv > 0.0 {
+        if sv > 0.0 || shape.relief.is_some() {
             // The highest the spine stands anywhere (on a fixed grid of the normalised square,
             // so the same at every MapSize): scaled so the summit stands as high as the
             // original's, and every seed keeps a summit that reaches the curve's spike.
@@ -360,7 +376,7 @@ impl Shape {
         if cv > 0.0 && shape.mask.is_none() {
             shape.grow = shape.land_band_grow();
         }
-        if sv > 0.0 || cv > 0.0 || shape.mask.is_some() {
+        if sv > 0.0 || cv > 0.0 || shape.mask.is_some() || shape.relief.is_some() {
             let field = Lattice::sample(|u, v| shape.smooth_above_sea(u, v));
             shape.smooth_field = Some(field);
         }
@@ -475,9 +491,13 @@ impl Shape {
 
     /// The spine at half-map position (cx, cy) whose outline distance is `d` and dome `core`.
     /// The original spine rides the island's central dome; a seeded one may stand anywhere
-    /// inland, fading out towards the coast instead.
+    /// inland, fading out towards the coast instead, and so does a ReliefMask's.
     fn spine_of(&self, cx: f32, cy: f32, d: f32, core: f32) -> f32 {
         let p = &self.params;
+        let inland = smoothstep(SPINE_COAST_FADE[0], SPINE_COAST_FADE[1], d);
+        if let Some(relief) = &self.relief {
+            return relief.at(0.5 * (cx + 1.0), 0.5 * (cy + 1.0)) * inland;
+        }
         let width = SPINE_WIDTH * p.axis_x;
         let ridges = self
             .ridges
@@ -485,7 +505,6 @@ impl Shape {
             .map(|r| r.at([cx, cy], width))
             .reduce(|a, b| smooth_max(a, b, RIDGE_BLEND))
             .unwrap_or(0.0);
-        let inland = smoothstep(SPINE_COAST_FADE[0], SPINE_COAST_FADE[1], d);
         ridges * (core + p.spine_variation * (inland - core))
     }
 
@@ -508,6 +527,50 @@ impl Shape {
         LAND_LIFT + NOISE_AMP * self.base.coarse_at(u, v) + CORE_AMP * core + SPINE_AMP * spine
             - FALLOFF_AMP * falloff * falloff
     }
+}
+
+/// A ReliefMask blurred with a Gaussian of σ [`RELIEF_BLUR`] (separably, on a [`RELIEF_CELLS`]²
+/// grid of the normalised square, the edge's values held beyond it), as a lattice field.
+fn blurred(mask: &Raster) -> Lattice {
+    let n = RELIEF_CELLS;
+    let sigma = RELIEF_BLUR * n as f32;
+    let reach = (3.0 * sigma).ceil() as isize;
+    let kernel: Vec<f32> = (-reach..=reach)
+        .map(|k| (-0.5 * (k as f32 / sigma).powi(2)).exp())
+        .collect();
+    let total: f32 = kernel.iter().sum();
+    let centre = |i: usize| (i as f32 + 0.5) / n as f32;
+    let mut grid: Vec<f32> = (0..n * n)
+        .map(|i| mask.sample(centre(i % n), centre(i / n)))
+        .collect();
+    // Along rows (stride 1), then along columns (stride n).
+    for (step, across) in [(1usize, n), (n, 1usize)] {
+        let src = grid.clone();
+        for line in 0..n {
+            for i in 0..n {
+                let sum: f32 = (kernel.iter().enumerate())
+                    .map(|(k, w)| {
+                        let j = (i as isize + k as isize - reach).clamp(0, n as isize - 1);
+                        w * src[line * across + j as usize * step]
+                    })
+                    .sum();
+                grid[line * across + i * step] = sum / total;
+            }
+        }
+    }
+    Lattice::sample(|u, v| {
+        let (x, y) = (u * n as f32 - 0.5, v * n as f32 - 0.5);
+        let (x0, y0) = (x.floor(), y.floor());
+        let (tx, ty) = (x - x0, y - y0);
+        let at = |dx: isize, dy: isize| {
+            let c = (x0 as isize + dx).clamp(0, n as isize - 1) as usize;
+            let r = (y0 as isize + dy).clamp(0, n as isize - 1) as usize;
+            grid[r * n + c]
+        };
+        let top = at(0, 0) + tx * (at(1, 0) - at(0, 0));
+        let bottom = at(0, 1) + tx * (at(1, 1) - at(0, 1));
+        top + ty * (bottom - top)
+    })
 }
 
 /// The base fBm of the stage's `seed`. On maps with more pixels a side than its fine octaves'
