@@ -82,7 +82,7 @@ fn stages(c: &mut Criterion) {
                 &world.sea,
                 &world.crater,
             );
-            roads(&grid, &world.blueprint.towns, &|| {})
+            roads(&grid, &world.blueprint.towns, 0, &|| {})
         })
     });
     let mut no_roads = config.clone();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of every parser islagen reads untrusted input with (libFuzzer through
 # cargo-fuzz, on the nightly toolchain). Targets: dat_read island_code starmade_folder
-# starmade_zip structures config (fuzz/fuzz_targets/, each calling islagen::fuzzing).
+# starmade_zip structures config raster pins (fuzz/fuzz_targets/, each calling islagen::fuzzing).
 #
 #   scripts/fuzz.sh install            install cargo-fuzz if missing
 #   scripts/fuzz.sh seeds              rebuild the seed corpora from the project's own files
@@ -15,7 +15,7 @@
 # fuzz/regressions/TARGET/ on stable) before fixing it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGETS="dat_read island_code starmade_folder starmade_zip structures config"
+TARGETS="dat_read island_code starmade_folder starmade_zip structures config raster pins"
 CAPS=(-malloc_limit_mb=1024 -rss_limit_mb=2560 -timeout=10)
 
 install() {

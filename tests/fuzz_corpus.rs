@@ -7,7 +7,7 @@ use std::path::Path;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 7] = [
+const TARGETS: [(&str, Target); 8] = [
     ("dat_read", islagen::fuzzing::dat),
     ("island_code", islagen::fuzzing::island_code),
     ("starmade_folder", islagen::fuzzing::starmade_folder),
@@ -15,6 +15,7 @@ const TARGETS: [(&str, Target); 7] = [
     ("structures", islagen::fuzzing::structures),
     ("config", islagen::fuzzing::config),
     ("raster", islagen::fuzzing::raster),
+    ("pins", islagen::fuzzing::pins),
 ];
 
 fn replay(folder: &Path, target: Target) -> usize {

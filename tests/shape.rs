@@ -337,3 +337,128 @@ fn hard_rock_erodes_slower_under_the_fluvial_relief() {
     );
     assert_eq!(rock.blueprint.shape[0].key, "HardRockMask");
 }
+
+/// Pins on seed 11's island (metres, x east, y north): the Capitol in the western grassland
+/// where the generator puts none, a Hub on the massif's foothills, a Village high on the
+/// mountain's flank (steep ground, so its pad must be cut), a POI on an islet.
+const PINS: &str = r#"{ "type": "FeatureCollection", "features": [
+  { "type": "Feature", "geometry": { "type": "Point", "coordinates": [2400.0, 4992.0] },
+    "properties": { "tier": "capitol", "name": "Westhaven" } },
+  { "type": "Feature", "geometry": { "type": "Point", "coordinates": [4480.0, 4833.0] },
+    "properties": { "tier": "hub", "name": "Ridgefoot" } },
+  { "type": "Feature", "geometry": { "type": "Point", "coordinates": [5600.0, 5552.0] },
+    "properties": { "tier": "village", "name": "High Shelf" } },
+  { "type": "Feature", "geometry": { "type": "Point", "coordinates": [2560.0, 1434.0] },
+    "properties": { "tier": "poi" } } ] }"#;
+
+fn pinned(dir: &Path, size: u32, pins: &str) -> Result<World, pipeline::GenerateError> {
+    std::fs::write(dir.join("pins.geojson"), pins).unwrap();
+    let path = dir.join("pinned.json");
+    std::fs::write(
+        &path,
+        format!(r#"{{ "TownPins": "pins.geojson", "MapSize": {size} }}"#),
+    )
+    .unwrap();
+    pipeline::generate(
+        &Config::load(&path).unwrap().config,
+        11,
+        &Progress::hidden(),
+    )
+}
+
+#[test]
+fn pinned_towns_stand_where_pinned_on_graded_ground_on_the_roads() {
+    use islagen::blueprint::TownTier;
+    use islagen::stages::towns::{max_slope, FOOTPRINT_M};
+    let dir = tempfile::tempdir().unwrap();
+    let pins = islagen::formats::pins::parse(PINS).unwrap();
+    for size in [1024u32, 512] {
+        let w = pinned(dir.path(), size, PINS).unwrap();
+        let n = size as usize;
+        let towns = &w.blueprint.towns;
+        let capitols = towns.iter().filter(|t| t.tier == TownTier::Capitol).count();
+        assert_eq!(capitols, 1, "{size}: the pinned Capitol is the only one");
+        let roads = &w.blueprint.roads;
+        let vertices: Vec<[f32; 2]> = [&roads.highway, &roads.branch, &roads.rugged, &roads.trail]
+            .into_iter()
+            .flatten()
+            .flatten()
+            .copied()
+            .collect();
+        for (i, pin) in pins.iter().enumerate() {
+            let [u, v] = pin.normalised();
+            let label = format!("{size}: {}", pin.label(i));
+            // Exactly where pinned: the first towns, in the pins' order.
+            let t = &towns[i];
+            assert_eq!(
+                (t.tier, t.x, t.y),
+                (pin.tier, u * n as f32, v * n as f32),
+                "{label}"
+            );
+            // On ground its tier accepts (its pixel, and 90 % of its footprint), where a pixel
+            // resolves a slope over 8 m: from 1024 up, as for every town.
+            let (x, y) = (t.x as usize, t.y as usize);
+            let reach = FOOTPRINT_M / islagen::units::metres_per_px(n);
+            if size >= 1024 {
+                let limit = max_slope(t.tier);
+                let s = crate::water_and_towns::slope_over_8m(&w, x, y);
+                assert!(s <= limit, "{label} on {s:.3} m/m, limit {limit}");
+                let r = reach.ceil() as usize;
+                let (mut within, mut all) = (0usize, 0usize);
+                for fx in x - r..=x + r {
+                    for fy in y - r..=y + r {
+                        if (fx.abs_diff(x) as f32).hypot(fy.abs_diff(y) as f32) <= reach {
+                            all += 1;
+                            let s = crate::water_and_towns::slope_over_8m(&w, fx, fy);
+                            within += usize::from(s <= limit);
+                        }
+                    }
+                }
+                let share = within as f32 / all as f32;
+                assert!(
+                    share >= 0.9,
+                    "{label}: {share:.2} of the footprint within the limit"
+                );
+            }
+            // Settlements are on the road network: a road passes within the footprint.
+            if pin.tier != TownTier::Poi {
+                let near = vertices
+                    .iter()
+                    .map(|p| (p[0] - t.x).hypot(p[1] - t.y))
+                    .fold(f32::MAX, f32::min);
+                assert!(
+                    near <= reach + 1.0,
+                    "{label}: the nearest road is {near:.1} px off"
+                );
+            }
+        }
+        assert_eq!(w.blueprint.shape[0].key, "TownPins");
+    }
+    // A pin in the sea is refused, named.
+    let wet = PINS.replace("[2400.0, 4992.0]", "[300.0, 300.0]");
+    let e = pinned(dir.path(), 512, &wet).unwrap_err().to_string();
+    assert!(
+        e.contains("pin 0 (\"Westhaven\")") && e.contains("stands in water"),
+        "{e}"
+    );
+    // A settlement on an islet is refused (the roads could not reach it); a POI is not.
+    let islet = PINS.replace(r#""tier": "poi""#, r#""tier": "village""#);
+    let e = pinned(dir.path(), 512, &islet).unwrap_err().to_string();
+    assert!(
+        e.contains("pin 3, a village") && e.contains("not on the mainland"),
+        "{e}"
+    );
+    // A pin off the map is refused when the config is read, naming the file and the pin.
+    std::fs::write(
+        dir.path().join("pins.geojson"),
+        PINS.replace("2560.0", "9000.0"),
+    )
+    .unwrap();
+    let e = Config::load(&dir.path().join("pinned.json")).unwrap_err();
+    assert!(matches!(e, ConfigError::Pins { .. }), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("pins.geojson: features[3]") && text.contains("off the map"),
+        "{text}"
+    );
+}

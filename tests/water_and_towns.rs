@@ -239,7 +239,7 @@ fn a_seeds_towns_are_the_same_at_1024_and_2048() {
 
 /// The slope at pixel (x, y) over 8 m, metres per metre: central differences `k` pixels either
 /// side, `k` the pixels in 8 m (at least one), on the heights above each row's sea.
-fn slope_over_8m(w: &World, x: usize, y: usize) -> f32 {
+pub(crate) fn slope_over_8m(w: &World, x: usize, y: usize) -> f32 {
     let h = &w.blueprint.heights;
     let n = h.dim().0;
     let px = islagen::units::metres_per_px(n);

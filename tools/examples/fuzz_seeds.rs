@@ -118,6 +118,23 @@ fn main() {
 
     rasters(&root.join("raster"));
 
+    let pins = root.join("pins");
+    put(
+        &pins,
+        "geojson",
+        br#"{ "type": "FeatureCollection", "features": [
+  { "type": "Feature", "geometry": { "type": "Point", "coordinates": [2400.0, 4992.0] },
+    "properties": { "tier": "capitol", "name": "Westhaven" } },
+  { "type": "Feature", "geometry": { "type": "Point", "coordinates": [4480.5, 4833.25] },
+    "properties": { "tier": "Hub", "kind": "town" } } ] }"#,
+    );
+    put(
+        &pins,
+        "plain",
+        br#"[ { "x_m": 100, "y_m": 8191.9, "tier": "poi", "name": null },
+  { "x_m": 5600, "y_m": 5552, "tier": "village", "name": "High Shelf" } ]"#,
+    );
+
     for entry in std::fs::read_dir("tests/vectors/starmade")
         .unwrap()
         .flatten()

@@ -36,7 +36,7 @@ fn main() -> anyhow::Result<()> {
     let grid = CostGrid::new(&bp.heights, &world.water, &world.sea, &world.crater);
     let grid_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let network = roads(&grid, &bp.towns, &|| {});
+    let network = roads(&grid, &bp.towns, 0, &|| {});
     let roads_s = t.elapsed().as_secs_f64();
     let s = &network.stats;
     println!(

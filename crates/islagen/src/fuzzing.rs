@@ -107,6 +107,24 @@ pub fn structures(data: &[u8]) {
     }
 }
 
+/// Town pins (GeoJSON or JSON). Accepted pins are on the map, within the count, with at most
+/// one Capitol.
+pub fn pins(data: &[u8]) {
+    use crate::formats::pins;
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(list) = pins::parse(text) {
+        assert!(list.len() <= pins::MAX_PINS);
+        let capitols = list.iter().filter(|p| p.tier == crate::blueprint::TownTier::Capitol);
+        assert!(capitols.count() <= 1);
+        for p in &list {
+            let [u, v] = p.normalised();
+            assert!((0.0..=1.0).contains(&u) && (0.0..=1.0).contains(&v), "{p:?} on the map");
+        }
+    }
+}
+
 /// The config loader.
 pub fn config(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {

@@ -106,7 +106,7 @@ pub struct Key {
 }
 
 /// Every key, in sections, in the Tune page's order.
-pub const KEYS: [Key; 53] = [
+pub const KEYS: [Key; 54] = [
     Key {
         name: "MapSize",
         // The format's own bounds.
@@ -638,6 +638,16 @@ pub const KEYS: [Key; 53] = [
         unit: "",
         section: "Shape",
         help: "Where the rock is hard: a grayscale PNG or GeoTIFF (white erodes half as fast under Erosion v2), relative to the config; \"\" none",
+        superseded_by: None,
+        dial: None,
+    },
+    Key {
+        name: "TownPins",
+        kind: Kind::Path,
+        default: Value::Str(""),
+        unit: "",
+        section: "Shape",
+        help: "Towns that stand where you put them: a GeoJSON or JSON file of points in the world's metres with a tier and an optional name, relative to the config; \"\" none",
         superseded_by: None,
         dial: None,
     },

@@ -25,6 +25,7 @@ pub const SHELF_EDGE_MAX_SHIFT_M: f32 = 15.06;
 pub mod keys;
 
 pub use crate::dials::{CraterErosionMode, CraterGuard, DetailDials, DropletDials};
+use crate::formats::pins::{self, Pin, PinsError};
 use crate::formats::raster::{Raster, RasterError};
 pub use keys::KNOWN_KEYS;
 
@@ -115,6 +116,7 @@ pub struct RawConfig {
     pub island_mask: Option<String>,
     pub relief_mask: Option<String>,
     pub hard_rock_mask: Option<String>,
+    pub town_pins: Option<String>,
     /// Every key islagen does not know, kept so it can be listed.
     #[serde(flatten)]
     pub unknown: BTreeMap<String, serde_json::Value>,
@@ -302,6 +304,20 @@ pub struct Settings {
     pub relief_mask: Option<Mask>,
     /// HardRockMask: where the rock erodes slowly under the fluvial relief, if a mask is given.
     pub hard_rock_mask: Option<Mask>,
+    /// TownPins: towns placed where the file says, if a file is given.
+    pub town_pins: Option<PinsFile>,
+}
+
+/// The town pins a config names, read when the config is loaded.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PinsFile {
+    /// The file, as resolved (relative to the config's folder).
+    pub path: PathBuf,
+    /// Its pins.
+    #[serde(skip)]
+    pub pins: std::sync::Arc<Vec<Pin>>,
+    /// SHA-256 (hex) of the file: what a world records of it.
+    pub sha256: String,
 }
 
 /// A mask a config names, read when the config is loaded.
@@ -407,6 +423,22 @@ pub enum ConfigError {
         /// The rule it breaks.
         rule: String,
     },
+    /// The town pins file could not be read.
+    #[error("config key TownPins: {}: {source}", path.display())]
+    PinsFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The town pins file breaks a rule.
+    #[error("config key TownPins: {}: {source}", path.display())]
+    Pins {
+        /// The file.
+        path: PathBuf,
+        /// Which pin, and why.
+        source: PinsError,
+    },
     /// A value islagen does not accept (a retired or unknown enum value, a seed out of range).
     #[error("config key {key}: {value} is not accepted; accepted: {accepted}")]
     Invalid {
@@ -465,6 +497,7 @@ impl Config {
             &mut raw.island_mask,
             &mut raw.relief_mask,
             &mut raw.hard_rock_mask,
+            &mut raw.town_pins,
         ] {
             if let Some(mask) = mask.as_mut().filter(|m| !m.is_empty()) {
                 *mask = folder.join(&*mask).to_string_lossy().into_owned();
@@ -521,6 +554,7 @@ impl Config {
             island_mask: mask(k!("IslandMask"), raw.island_mask.as_deref())?,
             relief_mask: mask(k!("ReliefMask"), raw.relief_mask.as_deref())?,
             hard_rock_mask: mask(k!("HardRockMask"), raw.hard_rock_mask.as_deref())?,
+            town_pins: town_pins(raw.town_pins.as_deref())?,
         });
         Ok(LoadedConfig {
             config,
@@ -604,6 +638,41 @@ fn mask(key: &'static Key, given: Option<&str>) -> Result<Option<Mask>, ConfigEr
     Ok(Some(Mask {
         path,
         raster: std::sync::Arc::new(raster),
+        sha256,
+    }))
+}
+
+/// TownPins' file, read and checked ([`crate::formats::pins`]); none when the key is absent or
+/// "". The file is read only up to its limit.
+fn town_pins(given: Option<&str>) -> Result<Option<PinsFile>, ConfigError> {
+    use std::io::Read;
+    let Some(path) = given.filter(|p| !p.is_empty()).map(PathBuf::from) else {
+        return Ok(None);
+    };
+    let io = |source| ConfigError::PinsFile {
+        path: path.clone(),
+        source,
+    };
+    let mut bytes = Vec::new();
+    let file = std::fs::File::open(&path).map_err(io)?;
+    file.take(pins::MAX_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    let refused = |source| ConfigError::Pins {
+        path: path.clone(),
+        source,
+    };
+    let text = std::str::from_utf8(&bytes).map_err(|_| {
+        refused(PinsError {
+            at: "file".into(),
+            reason: "not UTF-8 text".into(),
+        })
+    })?;
+    let pins = pins::parse(text).map_err(refused)?;
+    let sha256 = crate::formats::raster::sha256_hex(&bytes);
+    Ok(Some(PinsFile {
+        path,
+        pins: std::sync::Arc::new(pins),
         sha256,
     }))
 }

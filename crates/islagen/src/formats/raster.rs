@@ -160,7 +160,7 @@ impl Raster {
                 value: raster.values[i],
             });
         }
-        raster.sha256 = hex(&Sha256::digest(bytes));
+        raster.sha256 = sha256_hex(bytes);
         Ok(raster)
     }
 
@@ -353,8 +353,12 @@ fn sample_name(r: &tiff::decoder::DecodingResult) -> &'static str {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// The SHA-256 of `bytes`, lowercase hex: what a world records of a file it was shaped by.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[cfg(test)]

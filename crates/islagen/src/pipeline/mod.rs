@@ -77,6 +77,9 @@ pub enum GenerateError {
     /// The water bodies cannot be written.
     #[error(transparent)]
     WaterBodies(#[from] WaterBodyError),
+    /// A pinned town cannot stand where it was pinned.
+    #[error(transparent)]
+    Towns(#[from] towns::PinError),
     /// The caller stopped the work (cancelled, or past its deadline).
     #[error("generation stopped: {0}")]
     Stopped(#[from] crate::progress::Stop),
@@ -230,6 +233,8 @@ pub struct Land {
     /// The river pixels the roads may bridge, when Rivers is on.
     river_pixels: Option<Vec<u32>>,
     skip_roads: bool,
+    /// How many of the towns (the first) were pinned: the roads reach them however far.
+    pinned: usize,
 }
 
 impl Land {
@@ -253,7 +258,7 @@ impl Land {
         if let Some(pixels) = &self.river_pixels {
             grid.bridge(pixels.iter().copied());
         }
-        Some(build_roads(&grid, &w.blueprint.towns, progress).into_parts())
+        Some(build_roads(&grid, &w.blueprint.towns, self.pinned, progress).into_parts())
     }
 
     /// The finished world with `roads` (none with SkipRoads).
@@ -323,7 +328,7 @@ pub fn generate_land(
     let mut reach_ids = Vec::new();
     let (basins, placed) = rayon::join(
         || timed(progress, "basins", || depressions(&relief.heights, &water)),
-        || -> Result<_, WaterBodyError> {
+        || -> Result<_, GenerateError> {
             let bodies = timed(progress, "water bodies", || {
                 let reaches = match &rivers {
                     Some((_, r)) => Reaches {
@@ -344,7 +349,7 @@ pub fn generate_land(
                     &sea,
                     &bodies,
                 )
-            });
+            })?;
             let stats = timed(progress, "statistics", || {
                 world_stats(seed, &island, &water, &bodies)
             });
@@ -435,6 +440,7 @@ pub fn generate_land(
         world,
         river_pixels,
         skip_roads: config.skip_roads,
+        pinned: config.town_pins.as_ref().map_or(0, |p| p.pins.len()),
     })
 }
 
@@ -702,21 +708,26 @@ fn grid_design(config: &Config, seed: i32) -> Array2<f32> {
     designed_heights(&on_grid, seed)
 }
 
-/// The masks the config shaped the world with, as SHPE records them.
+/// The files the config shaped the world with (masks and pins), as SHPE records them.
 fn shape_inputs(config: &Config) -> Vec<crate::blueprint::ShapeInput> {
     let masks = [
         ("IslandMask", &config.island_mask),
         ("ReliefMask", &config.relief_mask),
         ("HardRockMask", &config.hard_rock_mask),
-    ];
+    ]
+    .map(|(key, m)| (key, m.as_ref().map(|m| (&m.path, &m.sha256))));
+    let pins = (
+        "TownPins",
+        (config.town_pins.as_ref()).map(|p| (&p.path, &p.sha256)),
+    );
     masks
         .into_iter()
-        .filter_map(|(key, mask)| {
-            mask.as_ref().map(|m| crate::blueprint::ShapeInput {
+        .chain([pins])
+        .filter_map(|(key, file)| {
+            file.map(|(path, sha256)| crate::blueprint::ShapeInput {
                 key: key.into(),
-                sha256: m.sha256.clone(),
-                file: m
-                    .path
+                sha256: sha256.clone(),
+                file: path
                     .file_name()
                     .map(|f| f.to_string_lossy().into_owned())
                     .unwrap_or_default(),
@@ -758,7 +769,7 @@ fn place_towns(
     landscape: Option<&Landscape>,
     sea: &SeaLevel,
     bodies: &WaterBodies,
-) -> (Vec<Town>, TownStats) {
+) -> Result<(Vec<Town>, TownStats), towns::PinError> {
     let n = config.map_size as usize;
     let g = fluvial::GRID;
     let grid_sea = sea.on(g);
@@ -789,6 +800,7 @@ fn place_towns(
         crater: &island.crater,
         density: config.density_multiplier,
         ground: ground.as_deref().map(|metres| Ground { metres, side: g }),
+        pins: &params::pins(config),
     })
 }
 
@@ -968,9 +980,9 @@ fn flow_rivers(
     }
 }
 
-fn build_roads(grid: &CostGrid, towns: &[Town], progress: &Progress) -> RoadNetwork {
+fn build_roads(grid: &CostGrid, towns: &[Town], pinned: usize, progress: &Progress) -> RoadNetwork {
     let stage = progress.stage("roads", towns.len() as u64);
-    let network = roads(grid, towns, &|| stage.tick());
+    let network = roads(grid, towns, pinned, &|| stage.tick());
     stage.finish();
     let s = &network.stats;
     tracing::info!(

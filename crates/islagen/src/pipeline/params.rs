@@ -16,6 +16,7 @@ use crate::stages::fluvial::FluvialParams;
 use crate::stages::rivers::RiverParams;
 use crate::stages::texture::TextureParams;
 use crate::stages::topography::TopographyParams;
+use crate::stages::towns::Pinned;
 
 /// The sea level of `config` at its MapSize.
 pub fn sea(config: &Config) -> SeaLevel {
@@ -45,6 +46,21 @@ pub fn topography(config: &Config, seed: i32, sea: SeaLevel) -> TopographyParams
 /// The HardRockMask on the fluvial relief's grid (0 ..= 1, `[x, y]`), if the config names one.
 pub fn hard_rock(config: &Config) -> Option<Array2<f32>> {
     (config.hard_rock_mask.as_ref()).map(|m| m.raster.resample(crate::stages::fluvial::GRID))
+}
+
+/// The config's TownPins as the town stage takes them (normalised positions, named by index and
+/// name).
+pub fn pins(config: &Config) -> Vec<Pinned> {
+    let Some(file) = &config.town_pins else {
+        return Vec::new();
+    };
+    (file.pins.iter().enumerate())
+        .map(|(i, pin)| Pinned {
+            at: pin.normalised(),
+            tier: pin.tier,
+            label: pin.label(i),
+        })
+        .collect()
 }
 
 /// The crater's radius in pixels at this MapSize.

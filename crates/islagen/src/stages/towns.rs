@@ -24,6 +24,12 @@
 //! should scatter), and taken best first while they keep the tier's spacing (a fraction of
 //! MapSize) from every town already placed.
 //!
+//! **Pinned towns** ([`Pinned`], a designer's TownPins) are placed first, exactly where pinned,
+//! and count towards their tier's number: the generator places the rest around them, keeping
+//! its spacing from them. A pin in water, or a settlement's pin off the mainland (the roads
+//! could not reach it) or in the crater, is refused with a [`PinError`] naming it. Pinned
+//! Capitols and Hubs join the continental loop.
+//!
 //! Counts per tier scale with the land area (in sites, so also MapSize-free) and the
 //! DensityMultiplier; the Capitol is always one, and at least three loop hubs are placed when
 //! the island has room, so the continental loop is a ring.
@@ -174,6 +180,35 @@ pub struct TownInputs<'a> {
     /// The carved landscape, when the fluvial relief ran: a site is as steep as the smooth
     /// terrain or the valleys cut into it, whichever is steeper.
     pub ground: Option<Ground<'a>>,
+    /// Towns a designer pinned, placed first.
+    pub pins: &'a [Pinned],
+}
+
+/// A town a designer pinned.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pinned {
+    /// Where: the normalised position, u east and v south, 0 ..= 1.
+    pub at: [f32; 2],
+    /// Its tier.
+    pub tier: TownTier,
+    /// How an error names it (`pin 2 ("Port Royal")`).
+    pub label: String,
+}
+
+/// A pinned town that cannot stand where it was pinned.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("TownPins: {label}, a {tier} at ({x_m:.1}, {y_m:.1}) m, {rule}")]
+pub struct PinError {
+    /// The pin.
+    pub label: String,
+    /// Its tier's label.
+    pub tier: &'static str,
+    /// Where, in the world's local metres (x east, y north).
+    pub x_m: f32,
+    /// See `x_m`.
+    pub y_m: f32,
+    /// The rule it breaks.
+    pub rule: &'static str,
 }
 
 /// Heights over the whole world on a square grid of its own (the fluvial relief's landscape
@@ -438,13 +473,53 @@ fn chamfer(start: impl Iterator<Item = f32>) -> Vec<f32> {
     dist
 }
 
-/// Places the towns.
-pub fn towns(inp: &TownInputs) -> (Vec<Town>, TownStats) {
+/// The pinned towns, where they were pinned, each checked against the map.
+fn pinned(inp: &TownInputs) -> Result<Vec<(Town, [f32; 2])>, PinError> {
+    let n = inp.water_ids.dim().0;
+    let pixel = |c: f32| ((c * n as f32) as usize).min(n - 1);
+    inp.pins
+        .iter()
+        .map(|pin| {
+            let [u, v] = pin.at;
+            let (x, y) = (pixel(u), pixel(v));
+            let rule = RULES.iter().find(|r| r.tier == pin.tier).expect("a rule per tier");
+            let broken = if inp.water_ids[[x, y]] != 0 {
+                Some("stands in water")
+            } else if !rule.islets_ok && inp.mainland[[x, y]] != 1 {
+                Some("is not on the mainland, where the roads reach (only a poi may be)")
+            } else if !rule.crater_ok && inp.crater.distance(x, y) <= inp.crater.radius_px {
+                Some("stands in the crater (only a poi may)")
+            } else {
+                None
+            };
+            if let Some(rule) = broken {
+                return Err(PinError {
+                    label: pin.label.clone(),
+                    tier: pin.tier.label(),
+                    x_m: u * crate::units::WORLD_SIZE_M,
+                    y_m: (1.0 - v) * crate::units::WORLD_SIZE_M,
+                    rule,
+                });
+            }
+            let town = Town {
+                x: u * n as f32,
+                y: v * n as f32,
+                tier: pin.tier,
+                is_highway_node: matches!(pin.tier, TownTier::Capitol | TownTier::Hub),
+            };
+            Ok((town, pin.at))
+        })
+        .collect()
+}
+
+/// Places the towns: the pinned ones, then the rest of each tier's number around them.
+pub fn towns(inp: &TownInputs) -> Result<(Vec<Town>, TownStats), PinError> {
+    let mut placed = pinned(inp)?;
+    let pinned_of = |tier: TownTier| inp.pins.iter().filter(|p| p.tier == tier).count();
     let sites = sites(inp);
     // Land measured on the smooth terrain, so the counts are the same at every MapSize.
     let land_sites = sites.iter().filter(|s| s.biome.is_some()).count();
     let area = land_sites as f32 / REFERENCE_LAND_SITES * inp.density.max(0.0);
-    let mut placed: Vec<(Town, [f32; 2])> = Vec::new();
     let mut stats = TownStats {
         land_sites,
         ..TownStats::default()
@@ -523,17 +598,20 @@ pub fn towns(inp: &TownInputs) -> (Vec<Town>, TownStats) {
             _ => (rule.count * area).round() as usize,
         };
         stats.wanted[t] = wanted;
-        stats.placed[t] = match rule.tier {
-            TownTier::Hub => {
-                // The snow hub first (the mountain branch's target, not on the loop), then the
-                // loop hubs.
-                let snow = place(rule, SNOW_HUB, 1, false, &mut placed, 5);
-                stats.wanted[t] += 1;
-                snow + place(rule, rule.biomes, wanted, true, &mut placed, t)
-            }
-            TownTier::Capitol => place(rule, rule.biomes, 1, true, &mut placed, t),
-            _ => place(rule, rule.biomes, wanted, false, &mut placed, t),
-        };
+        let pinned = pinned_of(rule.tier);
+        let more = wanted.saturating_sub(pinned);
+        stats.placed[t] = pinned
+            + match rule.tier {
+                TownTier::Hub => {
+                    // The snow hub first (the mountain branch's target, not on the loop), then
+                    // the loop hubs.
+                    let snow = place(rule, SNOW_HUB, 1, false, &mut placed, 5);
+                    stats.wanted[t] += 1;
+                    snow + place(rule, rule.biomes, more, true, &mut placed, t)
+                }
+                TownTier::Capitol => place(rule, rule.biomes, more, true, &mut placed, t),
+                _ => place(rule, rule.biomes, more, false, &mut placed, t),
+            };
     }
-    (placed.into_iter().map(|(t, _)| t).collect(), stats)
+    Ok((placed.into_iter().map(|(t, _)| t).collect(), stats))
 }

@@ -9,7 +9,8 @@
 //! County roads: Prim's algorithm — the remaining town whose path cost to the network is least
 //! joins next, along that path, to the network point it reaches first; Villages get Rugged
 //! roads, every other tier a Trail. Abandon protocol: a town whose straight-line distance to the
-//! network exceeds 8 % of MapSize, or that no path reaches, is skipped with a log line.
+//! network exceeds 8 % of MapSize, or that no path reaches, is skipped with a log line; a
+//! pinned town (a designer's: the first `pinned` of the list) is joined however far it is.
 //!
 //! **Exact Prim, incrementally.** A town's first join is an A* search toward the whole network,
 //! guided by the network's [`field::DistanceField`] (a consistent lower bound: no cell costs less
@@ -104,11 +105,16 @@ impl RoadNetwork {
 }
 
 /// Builds the network for `towns` on `grid`. `on_path` is called once per finished path.
-pub fn roads(grid: &CostGrid, towns: &[Town], on_path: &(dyn Fn() + Sync)) -> RoadNetwork {
+pub fn roads(
+    grid: &CostGrid,
+    towns: &[Town],
+    pinned: usize,
+    on_path: &(dyn Fn() + Sync),
+) -> RoadNetwork {
     let mut b = Builder::new(grid, on_path);
     b.phase("continental loop", |b| b.continental_loop(towns));
     b.phase("mountain branches", |b| b.mountain_branches(towns));
-    b.phase("county roads", |b| b.county_roads(towns));
+    b.phase("county roads", |b| b.county_roads(towns, pinned));
     b.finish()
 }
 
@@ -118,6 +124,8 @@ struct Pending<'t> {
     cell: u32,
     /// Straight-line distance (pixels) to the network.
     distance: f32,
+    /// The farthest (straight line, pixels) it may be from the network and still join.
+    reach: f32,
     /// The cheapest join found so far (`None`: not searched yet).
     join: Option<Found>,
     /// The join accounts for the roads before this index of `Builder::paths`
@@ -292,32 +300,33 @@ impl<'g> Builder<'g> {
     /// County roads: exact Prim over the remaining towns (module docs) — repeatedly the
     /// cheapest join of any town within reach, the abandon protocol for towns too far from the
     /// network.
-    fn county_roads(&mut self, towns: &[Town]) {
-        let mut waiting: Vec<&Town> = towns
-            .iter()
-            .filter(|t| !t.is_highway_node && t.tier != TownTier::Hub)
+    fn county_roads(&mut self, towns: &[Town], pinned: usize) {
+        let reach = ABANDON_FRACTION * self.n as f32;
+        let mut waiting: Vec<(&Town, f32)> = (towns.iter().enumerate())
+            .filter(|(_, t)| !t.is_highway_node && t.tier != TownTier::Hub)
+            .map(|(i, t)| (t, if i < pinned { f32::INFINITY } else { reach }))
             .collect();
         if self.points.is_empty() && !waiting.is_empty() {
             // No loop: the first town seeds the network.
-            let first = self.cell(waiting.remove(0));
+            let first = self.cell(waiting.remove(0).0);
             self.network.set(first as usize);
             self.points.push(first);
         }
         let mut pending: Vec<Pending> = waiting
             .into_iter()
-            .map(|town| {
+            .map(|(town, reach)| {
                 let distance = straight_distance(&self.points, town, self.n);
                 Pending {
                     town,
                     cell: self.cell(town),
                     distance,
+                    reach,
                     join: None,
                     since: 0,
                     bound: distance,
                 }
             })
             .collect();
-        let reach = ABANDON_FRACTION * self.n as f32;
         let cap = reach.min(MAX_CAP_PX);
         let whole = Window {
             x0: 0,
@@ -329,11 +338,11 @@ impl<'g> Builder<'g> {
         loop {
             // Only towns within reach of the network may join now; when none is, the rest are
             // abandoned.
-            if !pending.iter().any(|p| p.distance <= reach) {
+            if !pending.iter().any(|p| p.distance <= p.reach) {
                 self.abandon_out_of_reach(&pending);
                 break;
             }
-            let chosen = match self.next_join(&pending, reach) {
+            let chosen = match self.next_join(&pending) {
                 Next::Join(i) => i,
                 Next::Resolve(which) => {
                     self.resolve(&mut pending, &which, &field, cap);
@@ -369,12 +378,12 @@ impl<'g> Builder<'g> {
     /// Lazy Prim's next step: the resolved town within reach with the cheapest join, if no
     /// unresolved town's lower bound is below it (ties: the earlier town); otherwise the
     /// unresolved towns that are.
-    fn next_join(&self, pending: &[Pending], reach: f32) -> Next {
+    fn next_join(&self, pending: &[Pending]) -> Next {
         let within = || {
             pending
                 .iter()
                 .enumerate()
-                .filter(|(_, p)| p.distance <= reach)
+                .filter(|(_, p)| p.distance <= p.reach)
         };
         let best = within()
             .filter(|(_, p)| self.resolved(p))
