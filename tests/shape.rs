@@ -159,6 +159,36 @@ fn a_mask_that_cannot_be_used_is_refused_by_key_file_and_rule() {
     let e = load("missing.png");
     assert!(e.to_string().starts_with("config key IslandMask: "), "{e}");
     assert!(e.to_string().contains("missing.png"), "{e}");
+    // A mask whose land is too small for the crater is refused, naming both.
+    let dot: Vec<u8> = (0..65536)
+        .map(|i| {
+            let (x, y) = ((i % 256) as f32 - 128.0, (i / 256) as f32 - 128.0);
+            if x.hypot(y) < 24.0 {
+                255
+            } else {
+                0
+            }
+        })
+        .collect();
+    write_png(&dir.path().join("dot.png"), 256, &dot);
+    let e = load("dot.png");
+    assert!(
+        matches!(
+            e,
+            ConfigError::MaskRule {
+                key: "IslandMask",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("too small for the crater"), "{e}");
+    std::fs::write(
+        &config,
+        r#"{ "IslandMask": "dot.png", "CraterRadius": 16 }"#,
+    )
+    .unwrap();
+    assert!(Config::load(&config).is_ok(), "a smaller crater fits");
     // A black relief or hard-rock mask would do nothing: refused too, by its own rule.
     for (key, rule) in [
         ("ReliefMask", "raises no land"),

@@ -27,6 +27,7 @@ pub mod keys;
 pub use crate::dials::{CraterErosionMode, CraterGuard, DetailDials, DropletDials};
 use crate::formats::pins::{self, Pin, PinsError};
 use crate::formats::raster::{Raster, RasterError};
+use crate::stages::crater::CARVE_FACTOR;
 pub use keys::KNOWN_KEYS;
 
 /// The key named `$name` in [`keys::KEYS`], found when the program is compiled.
@@ -556,6 +557,9 @@ impl Config {
             hard_rock_mask: mask(k!("HardRockMask"), raw.hard_rock_mask.as_deref())?,
             town_pins: town_pins(raw.town_pins.as_deref())?,
         });
+        if let Some(m) = &config.island_mask {
+            crater_room(m, config.crater_radius)?;
+        }
         Ok(LoadedConfig {
             config,
             warnings: v.warnings,
@@ -675,6 +679,34 @@ fn town_pins(given: Option<&str>) -> Result<Option<PinsFile>, ConfigError> {
         pins: std::sync::Arc::new(pins),
         sha256,
     }))
+}
+
+/// The most of an IslandMask's land the crater's bay may take: the bay (the carve, a half disc
+/// of [`CARVE_FACTOR`] × the radius on the northern coast) is refused past a tenth of it.
+const CRATER_SHARE: f32 = 0.1;
+
+/// Whether the island `mask` paints leaves room for a crater of `radius` (CraterRadius, pixels
+/// of the 1024 reference map): a crater whose bay would take more than [`CRATER_SHARE`] of the
+/// land would leave a ring of rim around a bay, not an island with a crater.
+fn crater_room(mask: &Mask, radius: f32) -> Result<(), ConfigError> {
+    let values = &mask.raster.values;
+    let land = values.iter().filter(|&&v| v >= 0.5).count() as f32 / values.len() as f32;
+    let world_km2 = (crate::units::WORLD_SIZE_M / 1000.0).powi(2);
+    let land_km2 = land * world_km2;
+    let radius_m = radius * crate::units::WORLD_SIZE_M / 1024.0;
+    let bay_km2 = 0.5 * std::f32::consts::PI * (CARVE_FACTOR * radius_m / 1000.0).powi(2);
+    if bay_km2 <= CRATER_SHARE * land_km2 {
+        return Ok(());
+    }
+    Err(ConfigError::MaskRule {
+        key: "IslandMask",
+        path: mask.path.clone(),
+        rule: format!(
+            "the land it paints ({land_km2:.1} km²) is too small for the crater: its bay \
+             ({bay_km2:.2} km² at CraterRadius {radius}) would take more than a tenth of it; \
+             paint more land or lower CraterRadius"
+        ),
+    })
 }
 
 /// The rule `raster` breaks as mask `key`, if any: an IslandMask needs a pixel at least half
