@@ -1075,3 +1075,46 @@ fn the_key_table_is_listed_and_the_readme_holds_it() {
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/ServerConfig.json");
     assert_eq!(o.stdout, std::fs::read(shipped).unwrap());
 }
+
+/// `--heightmap`: a hand-made cone (8-bit PNG with a range) becomes the world's land, recorded
+/// in SHPE; a range without a heightmap, or a heightmap of no land, is an error naming it.
+#[test]
+fn a_heightmap_on_the_command_line_makes_the_land() {
+    let dir = tempfile::tempdir().unwrap();
+    let cone: Vec<u8> = (0..64 * 64)
+        .map(|i| {
+            let (x, y) = ((i % 64) as f32 - 31.5, (i / 64) as f32 - 31.5);
+            (255.0 * (1.0 - x.hypot(y) / 24.0).clamp(0.0, 1.0)) as u8
+        })
+        .collect();
+    let path = dir.path().join("cone.png");
+    let mut e = png::Encoder::new(std::fs::File::create(&path).unwrap(), 64, 64);
+    e.set_color(png::ColorType::Grayscale);
+    e.write_header().unwrap().write_image_data(&cone).unwrap();
+    let hm = path.to_str().unwrap();
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
+    let base = ["--seed", "3", "--size", "256", "--skip-roads", "--out", out];
+    let run = |extra: &[&str]| islagen(&[&base[..], extra].concat());
+    let o = run(&["--heightmap", hm, "--heightmap-range", "-40,300"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = islagen(&["inspect", &format!("{out}/MapData_Seed_3.dat")]);
+    assert!(
+        text(&o).contains("shaped by   Heightmap cone.png"),
+        "{}",
+        text(&o)
+    );
+    let o = run(&["--heightmap-range", "-40,300"]);
+    assert!(
+        !o.status.success() && text(&o).contains("--heightmap FILE"),
+        "{}",
+        text(&o)
+    );
+    let o = run(&["--heightmap", hm, "--heightmap-range", "-300,-40"]);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("cone.png") && text(&o).contains("above sea level"),
+        "{}",
+        text(&o)
+    );
+}

@@ -3,6 +3,9 @@
 
 use std::path::Path;
 
+use islagen::units::METRES_PER_RAW;
+use ndarray::Array2;
+
 use islagen::blueprint::{inspect, ShapeInput};
 use islagen::config::{Config, ConfigError};
 use islagen::pipeline::{self, Water, World};
@@ -491,4 +494,80 @@ fn pinned_towns_stand_where_pinned_on_graded_ground_on_the_roads() {
         text.contains("pins.geojson: features[3]") && text.contains("off the map"),
         "{text}"
     );
+}
+
+/// `--heightmap`: a world's own heightmap export (the float GeoTIFF, and the 16-bit PNG with
+/// its sidecar's range) makes the same ground again, within the PNG's quantisation, away from
+/// the crater bay the import carves on the surface's own northern coast.
+#[test]
+fn a_heightmap_export_imports_back_within_quantisation() {
+    use islagen::config::heightmap::Heightmap;
+    use islagen::exports::heightmap::{export, HeightFormat};
+    let dir = tempfile::tempdir().unwrap();
+    let json = r#"{ "MapSize": 512, "SkipRoads": true }"#;
+    let original = generate(&Config::from_json(json, "t").unwrap().config);
+    let metres = |w: &World| {
+        let h = &w.blueprint.heights;
+        Array2::from_shape_fn(h.dim(), |(x, y)| (h[[x, y]] - w.sea.at(y)) * METRES_PER_RAW)
+    };
+    let before = metres(&original);
+    // Erosion, rivers and grading off: the import adds nothing of its own but the crater.
+    let plain = r#"{ "MapSize": 512, "SkipRoads": true, "Erosion": "off", "Rivers": "off",
+                     "TownGrading": false }"#;
+    for (format, file) in [
+        (HeightFormat::Tiff, "h.tif"),
+        (HeightFormat::Png16, "h.png"),
+    ] {
+        let path = dir.path().join(file);
+        let sidecar = export(&original.blueprint, &path, format, None).unwrap();
+        let read = Heightmap::read(&path, None, 1.0).unwrap();
+        let c = Config::from_json(plain, "t")
+            .unwrap()
+            .config
+            .with_heightmap(read);
+        let again = generate(&c);
+        let after = metres(&again);
+        // Half a quantisation step for the PNG; float rounding for the GeoTIFF.
+        let bound = match format {
+            HeightFormat::Png16 => 0.5 * sidecar.metres_per_unit as f32 + 1e-3,
+            _ => 1e-3,
+        };
+        let reach = |w: &World| w.crater.carve_radius_px() * 1.25 + 2.0;
+        let away = |x: usize, y: usize| {
+            [&original, &again].iter().all(|w| {
+                let [cx, cy] = w.crater.center;
+                (x as f32 - cx).hypot(y as f32 - cy) > reach(w)
+            })
+        };
+        let worst = before
+            .indexed_iter()
+            .filter(|&((x, y), _)| away(x, y))
+            .map(|((x, y), &m)| (m - after[[x, y]]).abs())
+            .fold(0.0f32, f32::max);
+        eprintln!("{file}: worst |Δ| {worst:.4} m away from the crater (bound {bound:.4})");
+        assert!(
+            worst <= bound,
+            "{file}: heights differ by {worst} m (bound {bound})"
+        );
+        assert_eq!(again.blueprint.shape[0].key, "Heightmap");
+        assert_eq!(again.blueprint.shape[0].file, file);
+    }
+}
+
+#[test]
+fn a_heightmap_that_cannot_be_ground_is_refused() {
+    use islagen::config::heightmap::Heightmap;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.png");
+    write_png(&path, 16, &[128; 256]);
+    let e = |range| Heightmap::read(&path, range, 1.0).unwrap_err().to_string();
+    assert!(
+        e(None).contains("need the metres at black and white"),
+        "{}",
+        e(None)
+    );
+    assert!(e(Some([5.0, 5.0])).contains("range 5 to 5 m is empty"));
+    assert!(e(Some([-9999.0, 100.0])).contains("a no-data value"));
+    assert!(e(Some([-100.0, -10.0])).contains("no sample stands above sea level"));
+    assert!(Heightmap::read(&path, Some([-10.0, 100.0]), 1.0).is_ok());
 }

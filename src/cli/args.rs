@@ -43,6 +43,28 @@ pub struct WorldArgs {
     /// heightmap (16-bit PNG), r16 (Unity RAW), tiff (GeoTIFF), splat, geojson, or all.
     #[arg(long, value_name = "LIST")]
     pub export: Option<String>,
+    /// Make the land from this heightmap instead of the seed's island: a float GeoTIFF of
+    /// metres above sea, or a 16-bit PNG (with --heightmap-range, or the FILE.json sidecar of
+    /// islagen's own heightmap export), stretched over the 8 192 m world.
+    #[arg(long, value_name = "FILE")]
+    pub heightmap: Option<PathBuf>,
+    /// The metres at black and white of an integer heightmap, MIN,MAX.
+    #[arg(long, value_name = "MIN,MAX", value_parser = parse_range, allow_hyphen_values = true)]
+    pub heightmap_range: Option<[f32; 2]>,
+    /// Multiplies every height of the heightmap (a DEM that covers more or less than 8 km keeps
+    /// its slopes when scaled by 8192 / its width in metres).
+    #[arg(long, value_name = "FACTOR", default_value_t = 1.0)]
+    pub heightmap_scale: f32,
+}
+
+/// `MIN,MAX` metres.
+fn parse_range(text: &str) -> Result<[f32; 2], String> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let number = |s: &str| s.parse::<f32>().map_err(|e| format!("{s:?}: {e}"));
+    match parts.as_slice() {
+        [lo, hi] => Ok([number(lo)?, number(hi)?]),
+        _ => Err(format!("{text:?} is not MIN,MAX (metres)")),
+    }
 }
 
 /// Generate a world (the default when no subcommand is given).

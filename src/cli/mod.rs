@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use args::{Cli, Command, WorldArgs};
+use islagen::config::heightmap::Heightmap;
 use islagen::config::{Config, LoadedConfig, Overrides};
 
 /// Runs the command `cli` names (a generation when it names none).
@@ -76,7 +77,21 @@ fn world_config(world: &WorldArgs, seed: Option<i32>) -> Result<Config> {
         map_size: world.size,
         skip_roads: world.skip_roads,
     };
-    Ok(load_config(world.config.as_deref())?.with_overrides(overrides)?)
+    let config = load_config(world.config.as_deref())?.with_overrides(overrides)?;
+    if world.heightmap.is_none() && world.heightmap_range.is_some() {
+        anyhow::bail!("--heightmap-range is for --heightmap FILE, which was not given");
+    }
+    let Some(path) = &world.heightmap else {
+        return Ok(config);
+    };
+    if !(world.heightmap_scale.is_finite() && world.heightmap_scale > 0.0) {
+        anyhow::bail!(
+            "--heightmap-scale {} is not a positive number",
+            world.heightmap_scale
+        );
+    }
+    let read = Heightmap::read(path, world.heightmap_range, world.heightmap_scale)?;
+    Ok(config.with_heightmap(read))
 }
 
 /// Memory available to the run: the `ISLAGEN_MEMORY_AVAILABLE` environment variable, bytes,

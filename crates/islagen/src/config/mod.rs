@@ -22,6 +22,7 @@ use keys::{Key, Kind, Value};
 /// this equal to ShelfEdgeVariation's largest value in [`keys::KEYS`].
 pub const SHELF_EDGE_MAX_SHIFT_M: f32 = 15.06;
 
+pub mod heightmap;
 pub mod keys;
 
 pub use crate::dials::{CraterErosionMode, CraterGuard, DetailDials, DropletDials};
@@ -307,6 +308,8 @@ pub struct Settings {
     pub hard_rock_mask: Option<Mask>,
     /// TownPins: towns placed where the file says, if a file is given.
     pub town_pins: Option<PinsFile>,
+    /// The heightmap the land is made from instead of the seed's island (`--heightmap`).
+    pub heightmap: Option<heightmap::Heightmap>,
 }
 
 /// The town pins a config names, read when the config is loaded.
@@ -556,6 +559,7 @@ impl Config {
             relief_mask: mask(k!("ReliefMask"), raw.relief_mask.as_deref())?,
             hard_rock_mask: mask(k!("HardRockMask"), raw.hard_rock_mask.as_deref())?,
             town_pins: town_pins(raw.town_pins.as_deref())?,
+            heightmap: None,
         });
         if let Some(m) = &config.island_mask {
             crater_room(m, config.crater_radius)?;
@@ -614,6 +618,19 @@ impl Config {
     /// The values to change, for the engine's own edits that keep them in range.
     pub(crate) fn settings_mut(&mut self) -> &mut Settings {
         &mut self.0
+    }
+
+    /// This config making its land from `heightmap` instead of the seed's island: the height
+    /// curve, the terrain detail, the crater's rim and the wide shelf are off (the heightmap's
+    /// metres are the land's and the seabed's), the rest as configured — sea, crater bay,
+    /// erosion, rivers, biomes, towns, roads.
+    pub fn with_heightmap(mut self, heightmap: heightmap::Heightmap) -> Config {
+        self.0.coast_profile = CoastProfile::Steep;
+        self.0.terrain_curve = TerrainCurve::Off;
+        self.0.terrain_detail = TerrainDetail::Off;
+        self.0.crater_rim_m = 0.0;
+        self.0.heightmap = Some(heightmap);
+        self
     }
 
     /// This config with WorldSeed `seed` (any seed is valid; 0 means a random one).

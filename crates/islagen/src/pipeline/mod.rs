@@ -45,6 +45,7 @@ pub use export::{
 
 use crate::blueprint::format::WaterBodyType;
 use crate::blueprint::{Blueprint, Params, RiverNetwork, Roads, Town};
+use crate::config::heightmap::Heightmap;
 use crate::config::{Config, ErosionModel, TerrainCurve, TerrainDetail};
 use crate::progress::{Progress, Stage};
 use crate::sea::SeaLevel;
@@ -62,7 +63,7 @@ use crate::stages::rivers::{self, MapRivers, RiverParams};
 use crate::stages::roads::{roads, CostGrid, RoadNetwork};
 use crate::stages::sea::classify_water;
 use crate::stages::texture::Texture;
-use crate::stages::topography::{topography, Shape};
+use crate::stages::topography::{topography, Shape, Topography};
 use crate::stages::towns::{self, towns, Ground, SmoothSite, TownInputs};
 use crate::stages::water_bodies::{water_bodies, Reaches, WaterBodies};
 use crate::units;
@@ -487,8 +488,14 @@ fn outline_island<'a>(
     progress: &'a Progress,
 ) -> Outline<'a> {
     let stage = progress.stage("topography", config.map_size.into());
-    let shape = Shape::new(&params::topography(config, seed, *sea));
-    let topo = topography(&shape, &|| stage.tick());
+    let (shape, topo) = match &config.heightmap {
+        Some(h) => imported(h, &params::topography(config, seed, *sea)),
+        None => {
+            let shape = Shape::new(&params::topography(config, seed, *sea));
+            let topo = topography(&shape, &|| stage.tick());
+            (shape, topo)
+        }
+    };
     stage.finish();
     let mut raw = topo.heights;
     let first = timed(progress, "mainland", || {
@@ -510,6 +517,32 @@ fn outline_island<'a>(
         crater,
         stage,
     }
+}
+
+/// The topography of an imported heightmap: its metres as raw heights over the local sea, its
+/// smooth shape for the towns, and every landmass but the highest kept (as islets are).
+fn imported(h: &Heightmap, p: &crate::stages::topography::TopographyParams) -> (Shape, Topography) {
+    let n = p.map_size;
+    let raw_above = |u: f32, v: f32| h.metres_at(u, v) / units::METRES_PER_RAW;
+    let shape = Shape::imported(p, raw_above);
+    let seas = p.sea.rows(n);
+    let at = |i: usize| (i as f32 + 0.5) / n as f32;
+    let heights = Array2::from_shape_fn((n, n), |(x, y)| seas[y] + raw_above(at(x), at(y)));
+    // The mainland fill keeps the land component of the one pixel outside the islet zone, the
+    // highest, and every other landmass as an islet.
+    let mut islet_zone = Array2::from_elem((n, n), 1u8);
+    let highest =
+        (heights.indexed_iter()).fold(
+            ((0, 0), f32::MIN),
+            |a, (i, &z)| if z > a.1 { (i, z) } else { a },
+        );
+    islet_zone[highest.0] = 0;
+    let topo = Topography {
+        heights,
+        islet_zone,
+        islet_threshold: f32::INFINITY,
+    };
+    (shape, topo)
 }
 
 /// Carves the crater and fills the mainland again, ending the "crater" stage.
@@ -716,13 +749,17 @@ fn shape_inputs(config: &Config) -> Vec<crate::blueprint::ShapeInput> {
         ("HardRockMask", &config.hard_rock_mask),
     ]
     .map(|(key, m)| (key, m.as_ref().map(|m| (&m.path, &m.sha256))));
+    let heightmap = (
+        "Heightmap",
+        (config.heightmap.as_ref()).map(|h| (&h.path, &h.sha256)),
+    );
     let pins = (
         "TownPins",
         (config.town_pins.as_ref()).map(|p| (&p.path, &p.sha256)),
     );
     masks
         .into_iter()
-        .chain([pins])
+        .chain([pins, heightmap])
         .filter_map(|(key, file)| {
             file.map(|(path, sha256)| crate::blueprint::ShapeInput {
                 key: key.into(),

@@ -383,6 +383,28 @@ impl Shape {
         shape
     }
 
+    /// The shape of a surface made elsewhere (an imported heightmap): `above_sea` (raw units
+    /// above the local sea, a function of the normalised position) is its smooth height, read
+    /// from the probe lattice as a designed island's is; nothing of the seed's island remains.
+    pub fn imported(p: &TopographyParams, above_sea: impl Fn(f32, f32) -> f32 + Sync) -> Shape {
+        let seed = crate::seed::noise_seed(p.seed, "topography");
+        let flat = || Lattice::sample_cells(1, |_, _| 0.0);
+        Shape {
+            params: p.clone(),
+            base: base_noise(seed, p.map_size),
+            coast: flat(),
+            warp: None,
+            trench: None,
+            outline: [1.0, 1.0, 0.0, 0.0],
+            ridges: Vec::new(),
+            spine_scale: 1.0,
+            grow: 1.0,
+            smooth_field: Some(Lattice::sample(above_sea)),
+            mask: None,
+            relief: None,
+        }
+    }
+
     /// Share of a fixed grid of the normalised square where the smooth island stands above sea
     /// (inside the Trench): the land fraction before fine octaves, islets and the crater.
     fn coarse_land(&self) -> f32 {
