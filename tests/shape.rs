@@ -95,7 +95,20 @@ fn the_land_is_where_the_mask_paints_it_at_every_size() {
         .count() as f64
         / (512.0 * 512.0);
     assert!(same >= 0.98, "512 and 1024 agree on {same:.4} of the map");
-    eprintln!("mask agreement {agree:.3}; 512 vs 1024 {same:.4}");
+    // And at 2048.
+    let large = land(&generate(&shaped(dir.path(), 2048)));
+    let same_2048 = (0..n * n)
+        .filter(|&i| {
+            let (x, y) = (i / n, i % n);
+            got[i] == large[(2 * x) * 2048 + 2 * y]
+        })
+        .count() as f64
+        / (n * n) as f64;
+    assert!(
+        same_2048 >= 0.98,
+        "1024 and 2048 agree on {same_2048:.4} of the map"
+    );
+    eprintln!("mask agreement {agree:.3}; 512 vs 1024 {same:.4}; 1024 vs 2048 {same_2048:.4}");
 
     // The world records the mask (SHPE): its key, the file's SHA-256 and name, through a v2
     // file and `inspect`.
