@@ -456,7 +456,10 @@ fn bodies_and_coordinates_are_bounded_and_bad_requests_say_why() {
         "{{\"seed\": 1, \"config\": {{\"x\": \"{}\"}}}}",
         "a".repeat(70 << 10)
     );
-    assert_eq!(post(&s, "api/preview", big).status, 413);
+    assert_eq!(post(&s, "api/generate", big).status, 413);
+    // The preview takes painted masks, up to its own limit.
+    let huge = format!("{{\"seed\": 1, \"layer\": \"{}\"}}", "a".repeat(5 << 20));
+    assert_eq!(post(&s, "api/preview", huge).status, 413);
     let r = post(&s, "api/preview", "{\"seed\": 1, \"config\": ");
     assert_eq!(r.status, 400);
     assert!(!r.json()["error"].as_str().unwrap().is_empty());
@@ -1497,5 +1500,96 @@ fn a_surface_is_the_region_in_metres_with_water_at_its_level() {
         "x0=1",
     ] {
         refused(&s, &format!("api/surface?w={W}&{bad}"), 400);
+    }
+}
+
+/// A painted island mask (a PNG in base64, as a canvas gives it) shapes the preview; painted
+/// input that cannot be used is refused by its key.
+#[test]
+fn a_painted_mask_shapes_the_preview_and_bad_paint_is_refused_by_key() {
+    use base64::Engine;
+    let s = start(&fixture().root);
+    // A disc in the west of the map, white on black.
+    let n = 128usize;
+    let disc: Vec<u8> = (0..n * n)
+        .map(|i| {
+            let (x, y) = ((i % n) as f32 / n as f32, (i / n) as f32 / n as f32);
+            if (x - 0.38).hypot(y - 0.55) < 0.3 {
+                255
+            } else {
+                0
+            }
+        })
+        .collect();
+    let png = |side: u32, height: u32, data: &[u8]| {
+        let mut out = Vec::new();
+        let mut e = png::Encoder::new(&mut out, side, height);
+        e.set_color(png::ColorType::Grayscale);
+        e.write_header().unwrap().write_image_data(data).unwrap();
+        let b64 = base64::engine::general_purpose::STANDARD.encode(&out);
+        format!("data:image/png;base64,{b64}")
+    };
+    let mask = png(n as u32, n as u32, &disc);
+    let ask = |shape: Value| {
+        let body = json!({"seed": 7, "config": {}, "layer": "biomes", "shape": shape});
+        post(&s, "api/preview", body.to_string())
+    };
+    let plain = post(
+        &s,
+        "api/preview",
+        json!({"seed": 7, "layer": "biomes"}).to_string(),
+    );
+    let painted = ask(json!({ "IslandMask": mask }));
+    assert_eq!(
+        painted.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&painted.body)
+    );
+    // Land (not ocean blue) where the disc is, at its centre and not at the map's east.
+    let ocean = |px: &[u8], x: usize, y: usize| {
+        let i = 3 * (y * 512 + x);
+        px[i..i + 3] == islagen::render::biome_colour(islagen::blueprint::Biome::Ocean)[..]
+    };
+    let (_, _, _, p) = decode(&painted.body);
+    let (_, _, _, q) = decode(&plain.body);
+    assert!(!ocean(&p, 195, 282), "the painted disc's centre is land");
+    assert!(ocean(&p, 410, 282), "east of the disc is sea");
+    assert!(p != q, "the painted preview differs from the seed's island");
+    // Bad paint, by key: not base64, not a PNG, too large, no land, pins off the map.
+    let tall = png(1, 2048, &[255; 2048]);
+    let black = png(8, 8, &[0; 64]);
+    let cases = [
+        (json!({ "IslandMask": "%%%" }), "IslandMask", "not base64"),
+        (
+            json!({ "ReliefMask": "aGVsbG8=" }),
+            "ReliefMask",
+            "is a PNG",
+        ),
+        (
+            json!({ "HardRockMask": tall }),
+            "HardRockMask",
+            "at most 1024",
+        ),
+        (
+            json!({ "IslandMask": black }),
+            "IslandMask",
+            "leaves no land",
+        ),
+        (
+            json!({ "TownPins": [{ "x_m": 9000, "y_m": 1, "tier": "hub" }] }),
+            "TownPins",
+            "off the map",
+        ),
+    ];
+    for (shape, key, why) in cases {
+        let r = ask(shape);
+        assert_eq!(r.status, 422, "{key}: {}", String::from_utf8_lossy(&r.body));
+        let v = r.json();
+        assert_eq!(v["errors"][0]["key"], key, "{v}");
+        assert!(
+            v["errors"][0]["message"].as_str().unwrap().contains(why),
+            "{v}"
+        );
     }
 }

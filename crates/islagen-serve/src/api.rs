@@ -27,6 +27,9 @@ use super::{assets, catalogue, dials, jobs, paths, preview, probe, surface, Shar
 
 /// Largest request body accepted, bytes.
 pub const BODY_LIMIT: usize = 64 << 10;
+/// Largest preview request, bytes: room for three painted masks (PNGs of at most
+/// [`super::painted::MAX_SIDE`] a side, base64) and their pins.
+pub const PREVIEW_BODY_LIMIT: usize = 4 << 20;
 /// Widest `view.png`, pixels (and tallest).
 pub const MAX_VIEW_PX: usize = 4096;
 
@@ -53,7 +56,10 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/view.png", get(view))
         .route("/api/surface", get(surface_handler))
         .route("/api/dials", get(dials_handler))
-        .route("/api/preview", post(preview_handler))
+        .route(
+            "/api/preview",
+            post(preview_handler).layer(DefaultBodyLimit::max(PREVIEW_BODY_LIMIT)),
+        )
         .route("/api/generate", post(generate))
         .route("/api/job", get(job))
         .route("/api/job/cancel", post(cancel))

@@ -30,6 +30,7 @@ pub mod guard;
 pub mod jobs;
 pub mod listen;
 pub mod meta;
+pub mod painted;
 pub mod paths;
 pub mod preview;
 pub mod probe;

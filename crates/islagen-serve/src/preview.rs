@@ -2,6 +2,9 @@
 //! one picture. Every distance scales with MapSize, so the preview is the same island as the
 //! full-size world (the pixels are coarser).
 //!
+//! Masks and pins the designer painted ([`super::painted`]) come with the request and are
+//! applied over the config under the rules a config's files meet.
+//!
 //! Guarantees: the config goes through the real validation ([`super::dials::validate_preview`]:
 //! only the dials, within the preview's work limits) with MapSize forced to [`PREVIEW_SIZE`]; a
 //! refused config is a 422 naming each key; nothing is written to disk. A preview stops (between
@@ -86,6 +89,9 @@ pub struct PreviewRequest {
     pub config: Value,
     /// "height" (default), "biomes" or "roads".
     pub layer: Option<String>,
+    /// What the designer painted (masks and pins), applied over `config`.
+    #[serde(default)]
+    pub shape: Option<super::painted::Painted>,
 }
 
 /// A made preview.
@@ -147,6 +153,10 @@ fn make(req: &PreviewRequest, progress: Progress) -> Result<Preview, ApiError> {
     let config = config
         .with_overrides(overrides)
         .map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let config = match &req.shape {
+        Some(painted) => painted.apply(config).map_err(ApiError::refused)?,
+        None => config,
+    };
     let seed = islagen::seed::resolve(config.world_seed);
     let started = Instant::now();
     let stopped = |stop: Stop| match stop {

@@ -633,6 +633,55 @@ impl Config {
         self
     }
 
+    /// This config with mask `key` (IslandMask, ReliefMask or HardRockMask) taken from
+    /// `raster` — a mask painted, not read from a file; `name` stands for its file in errors and
+    /// in SHPE — under the rules a file's mask meets.
+    pub fn with_mask(
+        mut self,
+        key: &str,
+        name: &str,
+        raster: Raster,
+    ) -> Result<Config, ConfigError> {
+        let key = match keys::key(key) {
+            Some(k) if ["IslandMask", "ReliefMask", "HardRockMask"].contains(&k.name) => k.name,
+            _ => {
+                return Err(ConfigError::Invalid {
+                    key: "mask",
+                    value: key.to_string(),
+                    accepted: "IslandMask, ReliefMask, HardRockMask".into(),
+                })
+            }
+        };
+        let path = PathBuf::from(name);
+        let mask = checked_mask(key, path, raster)?;
+        if key == "IslandMask" {
+            crater_room(&mask, self.crater_radius)?;
+        }
+        let slot = match key {
+            "IslandMask" => &mut self.0.island_mask,
+            "ReliefMask" => &mut self.0.relief_mask,
+            _ => &mut self.0.hard_rock_mask,
+        };
+        *slot = Some(mask);
+        Ok(self)
+    }
+
+    /// This config with town pins read from `text` (a GeoJSON or JSON document, not a file;
+    /// `name` stands for its file in errors and in SHPE).
+    pub fn with_pins(mut self, name: &str, text: &str) -> Result<Config, ConfigError> {
+        let path = PathBuf::from(name);
+        let pins = pins::parse(text).map_err(|source| ConfigError::Pins {
+            path: path.clone(),
+            source,
+        })?;
+        self.0.town_pins = Some(PinsFile {
+            path,
+            pins: std::sync::Arc::new(pins),
+            sha256: crate::formats::raster::sha256_hex(text.as_bytes()),
+        });
+        Ok(self)
+    }
+
     /// This config with WorldSeed `seed` (any seed is valid; 0 means a random one).
     pub fn with_seed(mut self, seed: i32) -> Config {
         self.0.world_seed = seed;
@@ -648,6 +697,11 @@ fn mask(key: &'static Key, given: Option<&str>) -> Result<Option<Mask>, ConfigEr
     };
     let key = key.name;
     let raster = Raster::read(&path).map_err(|source| ConfigError::Mask { key, source })?;
+    checked_mask(key, path, raster).map(Some)
+}
+
+/// `raster` as mask `key`, if it meets the key's rule ([`mask_rule`]).
+fn checked_mask(key: &'static str, path: PathBuf, raster: Raster) -> Result<Mask, ConfigError> {
     if let Some(rule) = mask_rule(key, &raster) {
         return Err(ConfigError::MaskRule {
             key,
@@ -656,11 +710,11 @@ fn mask(key: &'static Key, given: Option<&str>) -> Result<Option<Mask>, ConfigEr
         });
     }
     let sha256 = raster.sha256.clone();
-    Ok(Some(Mask {
+    Ok(Mask {
         path,
         raster: std::sync::Arc::new(raster),
         sha256,
-    }))
+    })
 }
 
 /// TownPins' file, read and checked ([`crate::formats::pins`]); none when the key is absent or
