@@ -4,7 +4,9 @@
 //! parameters and its export downloadable, zooming fetches deeper tiles, switching layers
 //! changes the picture (screenshot pixels), the cursor readout shows the blueprint's height of
 //! the pixel under the cursor, clicking a town shows its tier, the "current view" download
-//! answers a PNG, the 3D view of the region draws relief in software WebGL2 and a drag turns it, a dial change and a new seed replace the tune view's preview, "Save config"
+//! answers a PNG, the 3D view of the region draws relief in software WebGL2 and a drag turns it, a dial change and a new seed replace the tune view's preview, a stroke of land painted
+//! out into the sea makes the preview land there (Undo brings the sea back, painted mountains
+//! change it, Clear restores the seed's island byte for byte), "Save config"
 //! downloads a config that loads without a warning, a generation is cancelled leaving no files
 //! and another runs to the end and joins the list. Until then the page logs no console error
 //! or warning, throws nothing, and no request fails; then a refused dial's 422 shows beside its
@@ -444,6 +446,7 @@ fn explore_and_tune_in_headless_chromium() {
     if let Some(d) = &shots {
         page.screenshot(&d.join("serve-tune.png"));
     }
+    paint_the_preview(page);
     save_config(page);
     generate_and_cancel(page, dir.path());
     page.expect_problems("nothing", |_| false);
@@ -763,6 +766,57 @@ fn tune_previews(page: &Page) {
     );
     let note = page.text("#preview-note");
     assert!(note.contains("same island"), "{note}");
+}
+
+/// The share of sea (blue) pixels of the preview in the box of preview pixels [x0, x1) × [y0, y1).
+fn sea_share(page: &Page, [x0, y0, x1, y1]: [i64; 4]) -> f64 {
+    page.number(&format!(
+        "(() => {{ const c = document.createElement('canvas'); c.width = c.height = 512; \
+         const g = c.getContext('2d'); g.drawImage(q('#preview'), 0, 0); \
+         const d = g.getImageData({x0}, {y0}, {x1} - {x0}, {y1} - {y0}).data; let sea = 0; \
+         for (let i = 0; i < d.length; i += 4) if (d[i + 2] > d[i] + 20 && d[i + 2] >= d[i + 1]) sea++; \
+         return sea / (d.length / 4) + 1e-9; }})()"
+    )) - 1e-9
+}
+
+/// Painting: a stroke of land from the island's middle out into the sea makes the preview land
+/// where it was painted; Undo brings the sea back; Clear brings back the seed's own island, byte
+/// for byte.
+fn paint_the_preview(page: &Page) {
+    let (seq0, plain) = page.next_preview("the preview before painting", &Value::Null);
+    // The first of west, east, south and north whose end (a box 24 px wide, 150 px out) is sea.
+    let ends = [(90, 256), (422, 256), (256, 422), (256, 110)];
+    let boxed = |(x, y): (i64, i64)| [x - 12, y - 12, x + 12, y + 12];
+    let end = *ends
+        .iter()
+        .find(|&&e| sea_share(page, boxed(e)) > 0.8)
+        .expect("sea 150 px from the middle in some direction");
+    page.js("(() => { const t = q('#paint-tool'); t.value = 'land'; t.dispatchEvent(new Event('change')); })()");
+    page.js("(() => { q('#paint-size').value = '20'; })()");
+    let corner = page.js("((r) => [r.left, r.top])(q('#paint-canvas').getBoundingClientRect())");
+    let at = |(x, y): (i64, i64)| Point {
+        x: corner[0].as_f64().unwrap() + x as f64,
+        y: corner[1].as_f64().unwrap() + y as f64,
+    };
+    drag(page, at((256, 256)), at(end));
+    let (seq1, land) = page.next_preview("the preview after a stroke of land", &seq0);
+    assert_ne!(plain, land, "the stroke left the preview as it was");
+    let share = sea_share(page, boxed(end));
+    assert!(share < 0.2, "{share:.2} of the painted box is still sea");
+    assert_eq!(page.js("q('#paint-canvas').dataset.strokes"), json!("1"));
+    page.click("#paint-undo");
+    let (seq2, _) = page.next_preview("the preview after Undo", &seq1);
+    let share = sea_share(page, boxed(end));
+    assert!(share > 0.8, "after Undo {share:.2} of the box is sea");
+    // Mountains where none were, then Clear: the seed's own island again.
+    page.js("(() => { const t = q('#paint-tool'); t.value = 'relief'; t.dispatchEvent(new Event('change')); })()");
+    drag(page, at((200, 250)), at((300, 250)));
+    let (seq3, relief) = page.next_preview("the preview after painting mountains", &seq2);
+    assert_ne!(plain, relief, "the mountains left the preview as it was");
+    page.click("#paint-clear");
+    let (_, cleared) = page.next_preview("the preview after Clear", &seq3);
+    assert_eq!(plain, cleared, "Clear did not bring back the seed's island");
+    page.js("(() => { const t = q('#paint-tool'); t.value = 'none'; t.dispatchEvent(new Event('change')); })()");
 }
 
 /// "Save config" downloads a ServerConfig.json that loads without a warning and holds the

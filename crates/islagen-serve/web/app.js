@@ -30,6 +30,11 @@
 //              #preview (the image; `data-seq` counts previews shown), #preview-state,
 //              #preview-stats, #preview-note, #gen-size, #generate, #job-cancel,
 //              #job-progress, #job-stage, #job-message, #save-config.
+//   Paint:     #paint-tool (none, land, sea, relief, rock, pin), #paint-size (brush radius,
+//              preview pixels), #paint-tier (a pin's tier), #paint-undo, #paint-clear, the
+//              canvas #paint-canvas over #preview (`data-strokes` counts strokes and pins).
+//              What is painted goes with each preview as `shape` (masks as 256² grayscale
+//              PNGs, pins as GeoJSON in the world's metres).
 //   window.islagen: { map (the Leaflet map or null), world (the open world's /api/world
 //              answer), tilesLoaded (tile images loaded so far), probes (probe answers),
 //              previews (previews shown), mapPixelToContainer(x, y) -> {x, y} page pixels,
@@ -700,6 +705,222 @@ function dialRow(d) {
     d.help ? el('small', { class: 'help', text: d.help }) : null);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Paint: masks and pins drawn over the preview, sent with it
+
+const MASK = 256; // mask pixels a side
+const PREVIEW_PX = 512;
+const WORLD_M = 8192;
+const paint = { island: null, relief: null, rock: null, pins: [], undo: [], down: false, last: null, strokes: 0 };
+
+function painted() {
+  return paint.island || paint.relief || paint.rock || paint.pins.length > 0;
+}
+
+function snapshot() {
+  const copy = (m) => (m ? m.slice() : null);
+  return { island: copy(paint.island), relief: copy(paint.relief), rock: copy(paint.rock), pins: paint.pins.slice() };
+}
+
+/** The island mask to paint on: first, the land the preview shows (sea is blue in every picture). */
+function islandMask() {
+  if (paint.island) return paint.island;
+  const c = el('canvas', { width: MASK, height: MASK });
+  const g = c.getContext('2d');
+  g.drawImage($('#preview'), 0, 0, MASK, MASK);
+  const px = g.getImageData(0, 0, MASK, MASK).data;
+  const m = new Uint8Array(MASK * MASK);
+  for (let i = 0; i < m.length; i++) {
+    const [r, gr, b] = [px[4 * i], px[4 * i + 1], px[4 * i + 2]];
+    m[i] = b > r + 20 && b >= gr ? 0 : 255;
+  }
+  paint.island = m;
+  return m;
+}
+
+/** Paints one dab of the current tool at preview pixel (x, y). */
+function dab(tool, x, y) {
+  const r = Number($('#paint-size').value) * MASK / PREVIEW_PX;
+  const [cx, cy] = [x * MASK / PREVIEW_PX, y * MASK / PREVIEW_PX];
+  let m;
+  if (tool === 'land' || tool === 'sea') m = islandMask();
+  else if (tool === 'relief') m = paint.relief || (paint.relief = new Uint8Array(MASK * MASK));
+  else m = paint.rock || (paint.rock = new Uint8Array(MASK * MASK));
+  for (let j = Math.max(0, Math.floor(cy - r)); j <= Math.min(MASK - 1, Math.ceil(cy + r)); j++) {
+    for (let i = Math.max(0, Math.floor(cx - r)); i <= Math.min(MASK - 1, Math.ceil(cx + r)); i++) {
+      const d = Math.hypot(i + 0.5 - cx, j + 0.5 - cy) / r;
+      if (d > 1) continue;
+      const k = j * MASK + i;
+      if (tool === 'sea') m[k] = 0;
+      else if (tool === 'land' || tool === 'rock') m[k] = 255;
+      else m[k] = Math.max(m[k], Math.round(255 * (1 - d * d))); // a rounded mountain
+    }
+  }
+}
+
+/** Dabs along the segment from the last point to (x, y). */
+function strokeTo(tool, x, y) {
+  const [x0, y0] = paint.last || [x, y];
+  const step = Math.max(1, Number($('#paint-size').value) / 3);
+  const n = Math.max(1, Math.ceil(Math.hypot(x - x0, y - y0) / step));
+  for (let k = 1; k <= n; k++) dab(tool, x0 + (x - x0) * k / n, y0 + (y - y0) * k / n);
+  paint.last = [x, y];
+  drawPaint();
+}
+
+/** The overlay: mountains brown, hard rock grey, the coast being painted, pins as rings. */
+function drawPaint() {
+  const canvas = $('#paint-canvas');
+  const g = canvas.getContext('2d');
+  g.clearRect(0, 0, canvas.width, canvas.height);
+  const layer = el('canvas', { width: MASK, height: MASK });
+  const lg = layer.getContext('2d');
+  const img = lg.createImageData(MASK, MASK);
+  for (let k = 0; k < MASK * MASK; k++) {
+    const relief = paint.relief ? paint.relief[k] : 0;
+    const rock = paint.rock ? paint.rock[k] : 0;
+    const o = 4 * k;
+    if (relief > 0) img.data.set([150, 90, 40, relief * 0.5], o);
+    else if (rock > 0) img.data.set([60, 60, 70, 110], o);
+  }
+  lg.putImageData(img, 0, 0);
+  g.imageSmoothingEnabled = true;
+  g.drawImage(layer, 0, 0, canvas.width, canvas.height);
+  g.lineWidth = 2;
+  g.font = '11px sans-serif';
+  for (const p of paint.pins) {
+    const [x, y] = [p.x_m / WORLD_M * PREVIEW_PX, (1 - p.y_m / WORLD_M) * PREVIEW_PX];
+    g.strokeStyle = '#e03c3c';
+    g.beginPath();
+    g.arc(x, y, 6, 0, 2 * Math.PI);
+    g.stroke();
+    g.fillStyle = '#e03c3c';
+    g.fillText(p.tier, x + 8, y + 4);
+  }
+  canvas.dataset.strokes = String(paint.strokes);
+}
+
+function canvasPoint(e) {
+  const r = $('#paint-canvas').getBoundingClientRect();
+  return [(e.clientX - r.left) * PREVIEW_PX / r.width, (e.clientY - r.top) * PREVIEW_PX / r.height];
+}
+
+function paintDown(e) {
+  const tool = $('#paint-tool').value;
+  if (tool === 'none' || e.button !== 0) return;
+  e.preventDefault();
+  paint.undo.push(snapshot());
+  const [x, y] = canvasPoint(e);
+  if (tool === 'pin') {
+    const tier = $('#paint-tier').value;
+    if (tier === 'capitol') paint.pins = paint.pins.filter((p) => p.tier !== 'capitol');
+    paint.pins.push({ x_m: x / PREVIEW_PX * WORLD_M, y_m: (1 - y / PREVIEW_PX) * WORLD_M, tier });
+    paint.strokes += 1;
+    drawPaint();
+    requestPreview(0);
+    return;
+  }
+  paint.down = true;
+  paint.last = null;
+  $('#paint-canvas').setPointerCapture(e.pointerId);
+  strokeTo(tool, x, y);
+}
+
+function paintMove(e) {
+  if (!paint.down) return;
+  const [x, y] = canvasPoint(e);
+  strokeTo($('#paint-tool').value, x, y);
+}
+
+function paintUp() {
+  if (!paint.down) return;
+  paint.down = false;
+  paint.strokes += 1;
+  drawPaint();
+  requestPreview(0);
+}
+
+function undoPaint() {
+  const last = paint.undo.pop();
+  if (!last) return;
+  Object.assign(paint, last);
+  paint.strokes += 1;
+  drawPaint();
+  requestPreview(0);
+}
+
+function clearPaint() {
+  paint.undo.push(snapshot());
+  Object.assign(paint, { island: null, relief: null, rock: null, pins: [] });
+  paint.strokes += 1;
+  drawPaint();
+  requestPreview(0);
+}
+
+/** CRC-32 of bytes (PNG chunks). */
+function crc32(bytes) {
+  let c = ~0;
+  for (const b of bytes) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+
+/** An 8-bit grayscale PNG of `data` (w × h), as a data URL: zlib stored blocks, no compression. */
+function grayPng(w, h, data) {
+  const raw = new Uint8Array((w + 1) * h);
+  for (let y = 0; y < h; y++) raw.set(data.subarray(y * w, (y + 1) * w), y * (w + 1) + 1);
+  const blocks = [];
+  for (let at = 0; at < raw.length || blocks.length === 0; at += 65535) {
+    const part = raw.subarray(at, Math.min(raw.length, at + 65535));
+    const last = at + 65535 >= raw.length ? 1 : 0;
+    blocks.push(Uint8Array.of(last, part.length & 255, part.length >> 8, ~part.length & 255, (~part.length >> 8) & 255), part);
+  }
+  let a = 1, b = 0;
+  for (const x of raw) { a = (a + x) % 65521; b = (b + a) % 65521; }
+  const adler = Uint8Array.of(b >> 8, b & 255, a >> 8, a & 255);
+  const zlib = concat([Uint8Array.of(0x78, 0x01), ...blocks, adler]);
+  const u32 = (v) => Uint8Array.of(v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255);
+  const chunk = (type, body) => {
+    const t = new TextEncoder().encode(type);
+    return concat([u32(body.length), t, body, u32(crc32(concat([t, body])))]);
+  };
+  const ihdr = concat([u32(w), u32(h), Uint8Array.of(8, 0, 0, 0, 0)]);
+  const png = concat([Uint8Array.of(137, 80, 78, 71, 13, 10, 26, 10), chunk('IHDR', ihdr),
+    chunk('IDAT', zlib), chunk('IEND', new Uint8Array(0))]);
+  let text = '';
+  for (const x of png) text += String.fromCharCode(x);
+  return 'data:image/png;base64,' + btoa(text);
+}
+
+function concat(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+}
+
+/** What the preview request carries of the painting (undefined when nothing is painted). */
+function paintedShape() {
+  if (!painted()) return undefined;
+  const shape = {};
+  if (paint.island) shape.IslandMask = grayPng(MASK, MASK, paint.island);
+  if (paint.relief) shape.ReliefMask = grayPng(MASK, MASK, paint.relief);
+  if (paint.rock) shape.HardRockMask = grayPng(MASK, MASK, paint.rock);
+  if (paint.pins.length) {
+    shape.TownPins = {
+      type: 'FeatureCollection',
+      features: paint.pins.map((p) => ({
+        type: 'Feature',
+        geometry: { type: 'Point', coordinates: [p.x_m, p.y_m] },
+        properties: { tier: p.tier },
+      })),
+    };
+  }
+  return shape;
+}
+
 function seedValue() {
   const s = $('#seed').value.trim();
   if (!/^-?\d+$/.test(s)) return { error: 'an integer, please' };
@@ -732,7 +953,9 @@ async function runPreview() {
   tune.abort = abort;
   const seq = ++tune.seq;
   $('#preview-state').textContent = 'rendering…';
-  const body = JSON.stringify({ seed: seed.value, config: dialConfig(), layer: $('#preview-layer').value });
+  const body = JSON.stringify({
+    seed: seed.value, config: dialConfig(), layer: $('#preview-layer').value, shape: paintedShape(),
+  });
   const started = performance.now();
   try {
     const r = await api('/api/preview', {
@@ -921,6 +1144,16 @@ function start() {
   $('#generate').addEventListener('click', generate);
   $('#job-cancel').addEventListener('click', cancelJob);
   $('#dials-form').addEventListener('submit', (e) => e.preventDefault());
+  const canvas = $('#paint-canvas');
+  canvas.addEventListener('pointerdown', paintDown);
+  canvas.addEventListener('pointermove', paintMove);
+  canvas.addEventListener('pointerup', paintUp);
+  canvas.addEventListener('pointercancel', paintUp);
+  $('#paint-tool').addEventListener('change', (e) => {
+    canvas.classList.toggle('painting', e.target.value !== 'none');
+  });
+  $('#paint-undo').addEventListener('click', undoPaint);
+  $('#paint-clear').addEventListener('click', clearPaint);
   $('#view-3d').addEventListener('click', open3d);
   $('#view3d-close').addEventListener('click', close3d);
   $('#view3d-exag').addEventListener('input', (e) => {
