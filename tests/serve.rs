@@ -1582,6 +1582,61 @@ fn a_painted_mask_shapes_the_preview_and_bad_paint_is_refused_by_key() {
             "off the map",
         ),
     ];
+    // Saved, the painting is a folder the command line makes the same world from: its 512
+    // height picture is the painted preview, pixel for pixel.
+    let pins = json!({ "type": "FeatureCollection", "features": [
+        { "type": "Feature", "geometry": { "type": "Point", "coordinates": [3100.0, 3700.0] },
+          "properties": { "tier": "village", "name": "Painted" } } ] });
+    let shape = json!({ "IslandMask": mask, "TownPins": pins });
+    let body = json!({"seed": 7, "config": {"CoastVariation": 0.5}, "shape": shape});
+    let preview = post(&s, "api/preview", body.to_string());
+    assert_eq!(
+        preview.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&preview.body)
+    );
+    let body = json!({"seed": 7, "size": 512, "config": {"CoastVariation": 0.5}, "shape": shape});
+    // Saved in a folder of its own (the shared fixture's stays as it is).
+    let scratch = tempfile::tempdir().unwrap();
+    let saver = start(scratch.path());
+    let saved = post(&saver, "api/shape/save", body.to_string());
+    assert_eq!(
+        saved.status,
+        201,
+        "{}",
+        String::from_utf8_lossy(&saved.body)
+    );
+    let folder = scratch
+        .path()
+        .join(saved.json()["folder"].as_str().unwrap());
+    for f in ["ServerConfig.json", "island-mask.png", "town-pins.geojson"] {
+        assert!(folder.join(f).is_file(), "{f} not saved");
+    }
+    let again = post(&saver, "api/shape/save", body.to_string());
+    assert_eq!(
+        again.json()["folder"],
+        json!("shape-7-512-2"),
+        "a second save takes a new name"
+    );
+    let out = tempfile::tempdir().unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_islagen"))
+        .arg("--config")
+        .arg(folder.join("ServerConfig.json"))
+        .args(["--skip-roads", "--quiet", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let made = islagen::render::read_png(&out.path().join("Map_Seed_7_0_height.png")).unwrap();
+    assert!(
+        decode(&preview.body).3 == made.rgb,
+        "the saved painting makes another world"
+    );
     for (shape, key, why) in cases {
         let r = ask(shape);
         assert_eq!(r.status, 422, "{key}: {}", String::from_utf8_lossy(&r.body));

@@ -5,8 +5,9 @@
 //! changes the picture (screenshot pixels), the cursor readout shows the blueprint's height of
 //! the pixel under the cursor, clicking a town shows its tier, the "current view" download
 //! answers a PNG, the 3D view of the region draws relief in software WebGL2 and a drag turns it, a dial change and a new seed replace the tune view's preview, a stroke of land painted
-//! out into the sea makes the preview land there (Undo brings the sea back, painted mountains
-//! change it, Clear restores the seed's island byte for byte), "Save config"
+//! out into the sea makes the preview land there, "Save painting" writes a folder the command
+//! line makes that world from (pixel for pixel), Undo brings the sea back, painted mountains
+//! change it, Clear restores the seed's island byte for byte, "Save config"
 //! downloads a config that loads without a warning, a generation is cancelled leaving no files
 //! and another runs to the end and joins the list. Until then the page logs no console error
 //! or warning, throws nothing, and no request fails; then a refused dial's 422 shows beside its
@@ -446,7 +447,7 @@ fn explore_and_tune_in_headless_chromium() {
     if let Some(d) = &shots {
         page.screenshot(&d.join("serve-tune.png"));
     }
-    paint_the_preview(page);
+    paint_the_preview(page, dir.path());
     save_config(page);
     generate_and_cancel(page, dir.path());
     page.expect_problems("nothing", |_| false);
@@ -780,9 +781,9 @@ fn sea_share(page: &Page, [x0, y0, x1, y1]: [i64; 4]) -> f64 {
 }
 
 /// Painting: a stroke of land from the island's middle out into the sea makes the preview land
-/// where it was painted; Undo brings the sea back; Clear brings back the seed's own island, byte
-/// for byte.
-fn paint_the_preview(page: &Page) {
+/// where it was painted, and saved ([`save_painting`]) the command line makes that world; Undo
+/// brings the sea back; Clear brings back the seed's own island, byte for byte.
+fn paint_the_preview(page: &Page, root: &Path) {
     let (seq0, plain) = page.next_preview("the preview before painting", &Value::Null);
     // The first of west, east, south and north whose end (a box 24 px wide, 150 px out) is sea.
     let ends = [(90, 256), (422, 256), (256, 422), (256, 110)];
@@ -804,6 +805,7 @@ fn paint_the_preview(page: &Page) {
     let share = sea_share(page, boxed(end));
     assert!(share < 0.2, "{share:.2} of the painted box is still sea");
     assert_eq!(page.js("q('#paint-canvas').dataset.strokes"), json!("1"));
+    save_painting(page, root);
     page.click("#paint-undo");
     let (seq2, _) = page.next_preview("the preview after Undo", &seq1);
     let share = sea_share(page, boxed(end));
@@ -817,6 +819,58 @@ fn paint_the_preview(page: &Page) {
     let (_, cleared) = page.next_preview("the preview after Clear", &seq3);
     assert_eq!(plain, cleared, "Clear did not bring back the seed's island");
     page.js("(() => { const t = q('#paint-tool'); t.value = 'none'; t.dispatchEvent(new Event('change')); })()");
+}
+
+/// FNV-1a of the preview's RGB as the page's canvas reads it (`js`) — the same hash as
+/// [`rgb_hash`] of a picture's pixels.
+const PREVIEW_RGB_HASH: &str = "(() => { const c = document.createElement('canvas'); \
+    c.width = c.height = 512; const g = c.getContext('2d'); g.drawImage(q('#preview'), 0, 0); \
+    const d = g.getImageData(0, 0, 512, 512).data; let h = 2166136261; \
+    for (let i = 0; i < d.length; i++) if (i % 4 !== 3) h = Math.imul(h ^ d[i], 16777619) >>> 0; \
+    return h; })()";
+
+fn rgb_hash(rgb: &[u8]) -> u64 {
+    let mut h: u32 = 2_166_136_261;
+    for &b in rgb {
+        h = (h ^ u32::from(b)).wrapping_mul(16_777_619);
+    }
+    u64::from(h)
+}
+
+/// "Save painting" writes a folder beside the worlds whose ServerConfig.json the command line
+/// makes the previewed world from: its 512 height picture is the preview, pixel for pixel.
+fn save_painting(page: &Page, root: &Path) {
+    page.js("(() => { q('#gen-size').value = '512'; })()");
+    page.click("#paint-save");
+    let folder = page.wait("the saved painting", "q('#paint-message').dataset.folder");
+    let shown = page.number(PREVIEW_RGB_HASH) as u64;
+    let config = root
+        .join(folder.as_str().unwrap())
+        .join("ServerConfig.json");
+    let out = tempfile::tempdir().unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_islagen-under-test"))
+        .arg("--config")
+        .arg(&config)
+        .args(["--skip-roads", "--quiet", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let seed = serde_json::from_str::<Value>(&std::fs::read_to_string(&config).unwrap()).unwrap()
+        ["WorldSeed"]
+        .as_i64()
+        .unwrap();
+    let made = islagen::render::read_png(&out.path().join(format!("Map_Seed_{seed}_0_height.png")))
+        .unwrap();
+    assert_eq!(
+        rgb_hash(&made.rgb),
+        shown,
+        "the saved painting makes another world"
+    );
 }
 
 /// "Save config" downloads a ServerConfig.json that loads without a warning and holds the

@@ -27,7 +27,7 @@ use super::{assets, catalogue, dials, jobs, paths, preview, probe, surface, Shar
 
 /// Largest request body accepted, bytes.
 pub const BODY_LIMIT: usize = 64 << 10;
-/// Largest preview request, bytes: room for three painted masks (PNGs of at most
+/// Largest preview, generation or save request, bytes: room for three painted masks (PNGs of at most
 /// [`super::painted::MAX_SIDE`] a side, base64) and their pins.
 pub const PREVIEW_BODY_LIMIT: usize = 4 << 20;
 /// Widest `view.png`, pixels (and tallest).
@@ -60,7 +60,14 @@ pub fn router(shared: Arc<Shared>) -> Router {
             "/api/preview",
             post(preview_handler).layer(DefaultBodyLimit::max(PREVIEW_BODY_LIMIT)),
         )
-        .route("/api/generate", post(generate))
+        .route(
+            "/api/generate",
+            post(generate).layer(DefaultBodyLimit::max(PREVIEW_BODY_LIMIT)),
+        )
+        .route(
+            "/api/shape/save",
+            post(save_shape).layer(DefaultBodyLimit::max(PREVIEW_BODY_LIMIT)),
+        )
         .route("/api/job", get(job))
         .route("/api/job/cancel", post(cancel))
         .fallback(|| async { ApiError::not_found("no such route") })
@@ -485,6 +492,15 @@ async fn generate(
     let Json(req) = body?;
     let n = blocking(move || s.jobs.start(&s.root, &s.exe, &req)).await?;
     Ok((StatusCode::ACCEPTED, Json(json!({ "job": n }))).into_response())
+}
+
+async fn save_shape(
+    State(s): State<Arc<Shared>>,
+    body: Result<Json<super::painted::SaveRequest>, JsonRejection>,
+) -> ApiResult<Response> {
+    let Json(req) = body?;
+    let saved = blocking(move || super::painted::save(&s.root, &req)).await?;
+    Ok((StatusCode::CREATED, Json(saved)).into_response())
 }
 
 async fn job(State(s): State<Arc<Shared>>) -> Json<Value> {

@@ -47,6 +47,9 @@ pub struct GenerateRequest {
     /// ServerConfig.json keys.
     #[serde(default)]
     pub config: Value,
+    /// What the designer painted: written into the world's folder beside its config.
+    #[serde(default)]
+    pub shape: Option<super::painted::Painted>,
 }
 
 /// What the job is doing.
@@ -159,6 +162,10 @@ impl Jobs {
             )));
         }
         let checked = validate(&config, req.size, req.seed).map_err(ApiError::refused)?;
+        let checked = match &req.shape {
+            Some(painted) => painted.apply(checked).map_err(ApiError::refused)?,
+            None => checked,
+        };
         let seed = islagen::seed::resolve(checked.world_seed);
         let n = j.n + 1;
         let io = |e: std::io::Error| ApiError::internal(format!("starting the job: {e}"));
@@ -167,12 +174,18 @@ impl Jobs {
         file_config.insert("MapSize".into(), json!(req.size));
         file_config.insert("WorldSeed".into(), json!(seed));
         let config_path = tmp.join("ServerConfig.json");
-        let written = islagen::output::write_bytes_atomically(
-            &config_path,
-            serde_json::to_string_pretty(&file_config)
-                .unwrap_or_default()
-                .as_bytes(),
-        );
+        let painted = match &req.shape {
+            Some(p) => p.write_into(&tmp, &mut file_config),
+            None => Ok(()),
+        };
+        let written = painted.and_then(|()| {
+            islagen::output::write_bytes_atomically(
+                &config_path,
+                serde_json::to_string_pretty(&file_config)
+                    .unwrap_or_default()
+                    .as_bytes(),
+            )
+        });
         if let Err(e) = written {
             let _ = std::fs::remove_dir_all(&tmp);
             return Err(io(e));

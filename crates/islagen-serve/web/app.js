@@ -2,7 +2,7 @@
 // under /static/vendor/leaflet/) draws the map. Everything the page shows comes from the HTTP
 // API of `islagen serve` (crates/islagen-serve/src/): /api/worlds, /api/world, /api/tile, /api/probe,
 // /api/view.png, /api/file, /api/thumbnail.png, /api/dials, /api/preview, /api/generate,
-// /api/job, /api/job/cancel.
+// /api/job, /api/job/cancel, /api/shape/save.
 //
 // Stable hooks for tests and scripts (ids unless written otherwise):
 //   Routing:   location.hash `#explore` (world list), `#world=<URL-encoded id>` (a world's
@@ -32,7 +32,9 @@
 //              #job-progress, #job-stage, #job-message, #save-config.
 //   Paint:     #paint-tool (none, land, sea, relief, rock, pin), #paint-size (brush radius,
 //              preview pixels), #paint-tier (a pin's tier), #paint-undo, #paint-clear, the
-//              canvas #paint-canvas over #preview (`data-strokes` counts strokes and pins).
+//              canvas #paint-canvas over #preview (`data-strokes` counts strokes and pins),
+//              #paint-save (writes the painting and its ServerConfig.json beside the worlds;
+//              #paint-message then names the folder, `data-folder`).
 //              What is painted goes with each preview as `shape` (masks as 256² grayscale
 //              PNGs, pins as GeoJSON in the world's metres).
 //   window.islagen: { map (the Leaflet map or null), world (the open world's /api/world
@@ -921,6 +923,34 @@ function paintedShape() {
   return shape;
 }
 
+/** Saves the painting with the dials, the seed and MapSize in a new folder beside the worlds. */
+async function savePainting() {
+  const seed = seedValue();
+  if (seed.error) {
+    $('#seed-error').textContent = seed.error;
+    return;
+  }
+  const msg = $('#paint-message');
+  const shape = paintedShape();
+  if (!shape) {
+    msg.textContent = 'nothing is painted';
+    return;
+  }
+  try {
+    const r = await api('/api/shape/save', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ seed: seed.value, size: Number($('#gen-size').value), config: dialConfig(), shape }),
+    });
+    const saved = await r.json();
+    msg.textContent = `saved: ${saved.config} (islagen --config ${saved.config})`;
+    msg.dataset.folder = saved.folder;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 422) showDialErrors(e.body);
+    else showError('save', e);
+  }
+}
+
 function seedValue() {
   const s = $('#seed').value.trim();
   if (!/^-?\d+$/.test(s)) return { error: 'an integer, please' };
@@ -1045,7 +1075,7 @@ async function generate() {
     const r = await api('/api/generate', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ seed: seed.value, size, config: dialConfig() }),
+      body: JSON.stringify({ seed: seed.value, size, config: dialConfig(), shape: paintedShape() }),
     });
     tune.running = (await r.json()).job;
   } catch (e) {
@@ -1154,6 +1184,7 @@ function start() {
   });
   $('#paint-undo').addEventListener('click', undoPaint);
   $('#paint-clear').addEventListener('click', clearPaint);
+  $('#paint-save').addEventListener('click', savePainting);
   $('#view-3d').addEventListener('click', open3d);
   $('#view3d-close').addEventListener('click', close3d);
   $('#view3d-exag').addEventListener('input', (e) => {
