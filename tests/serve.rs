@@ -452,12 +452,8 @@ fn paths_outside_the_folder_are_refused() {
 fn bodies_and_coordinates_are_bounded_and_bad_requests_say_why() {
     let f = fixture();
     let s = start(&f.root);
-    let big = format!(
-        "{{\"seed\": 1, \"config\": {{\"x\": \"{}\"}}}}",
-        "a".repeat(70 << 10)
-    );
-    assert_eq!(post(&s, "api/generate", big).status, 413);
-    // The preview takes painted masks, up to its own limit.
+    // Bodies past 4 MiB (room for painted masks: the preview, generation and save routes take
+    // them) are refused.
     let huge = format!("{{\"seed\": 1, \"layer\": \"{}\"}}", "a".repeat(5 << 20));
     assert_eq!(post(&s, "api/preview", huge).status, 413);
     let r = post(&s, "api/preview", "{\"seed\": 1, \"config\": ");
@@ -1597,6 +1593,20 @@ fn a_painted_mask_shapes_the_preview_and_bad_paint_is_refused_by_key() {
         String::from_utf8_lossy(&preview.body)
     );
     let body = json!({"seed": 7, "size": 512, "config": {"CoastVariation": 0.5}, "shape": shape});
+    // A draft (the first pass while painting): the island without valleys and rivers.
+    let draft =
+        json!({"seed": 7, "layer": "biomes", "draft": true, "shape": { "IslandMask": mask }});
+    let r = post(&s, "api/preview", draft.to_string());
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let stats: Value = serde_json::from_str(r.stats_header.as_deref().unwrap()).unwrap();
+    assert_eq!(
+        (stats["draft"].clone(), stats["rivers"].clone()),
+        (json!(true), Value::Null)
+    );
+    assert!(
+        !ocean(&decode(&r.body).3, 195, 282),
+        "the draft has the painted land"
+    );
     // Saved in a folder of its own (the shared fixture's stays as it is).
     let scratch = tempfile::tempdir().unwrap();
     let saver = start(scratch.path());

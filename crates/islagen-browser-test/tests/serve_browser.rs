@@ -289,10 +289,19 @@ impl Page {
 
     /// Waits for a preview other than `seq` and returns its number and the image's hash.
     fn next_preview(&self, what: &str, seq: &Value) -> (Value, Value) {
+        self.next_preview_where(what, seq, "true")
+    }
+
+    /// [`Page::next_preview`], past the drafts painting shows first: the full preview.
+    fn next_full_preview(&self, what: &str, seq: &Value) -> (Value, Value) {
+        self.next_preview_where(what, seq, "q('#preview').dataset.draft === '0'")
+    }
+
+    fn next_preview_where(&self, what: &str, seq: &Value, also: &str) -> (Value, Value) {
         let seq = self.wait(
             what,
             &format!(
-                "(() => {{ const s = q('#preview').dataset.seq; return s !== {seq} && s; }})()"
+                "(() => {{ const s = q('#preview').dataset.seq; return s !== {seq} && ({also}) && s; }})()"
             ),
         );
         let hash = self.js(
@@ -800,23 +809,25 @@ fn paint_the_preview(page: &Page, root: &Path) {
         y: corner[1].as_f64().unwrap() + y as f64,
     };
     drag(page, at((256, 256)), at(end));
-    let (seq1, land) = page.next_preview("the preview after a stroke of land", &seq0);
+    let (seq1, land) = page.next_full_preview("the preview after a stroke of land", &seq0);
     assert_ne!(plain, land, "the stroke left the preview as it was");
     let share = sea_share(page, boxed(end));
     assert!(share < 0.2, "{share:.2} of the painted box is still sea");
     assert_eq!(page.js("q('#paint-canvas').dataset.strokes"), json!("1"));
+    let drafts = page.number("window.islagen.drafts");
+    assert!(drafts >= 1.0, "no draft was shown before the full preview");
     save_painting(page, root);
     page.click("#paint-undo");
-    let (seq2, _) = page.next_preview("the preview after Undo", &seq1);
+    let (seq2, _) = page.next_full_preview("the preview after Undo", &seq1);
     let share = sea_share(page, boxed(end));
     assert!(share > 0.8, "after Undo {share:.2} of the box is sea");
     // Mountains where none were, then Clear: the seed's own island again.
     page.js("(() => { const t = q('#paint-tool'); t.value = 'relief'; t.dispatchEvent(new Event('change')); })()");
     drag(page, at((200, 250)), at((300, 250)));
-    let (seq3, relief) = page.next_preview("the preview after painting mountains", &seq2);
+    let (seq3, relief) = page.next_full_preview("the preview after painting mountains", &seq2);
     assert_ne!(plain, relief, "the mountains left the preview as it was");
     page.click("#paint-clear");
-    let (_, cleared) = page.next_preview("the preview after Clear", &seq3);
+    let (_, cleared) = page.next_full_preview("the preview after Clear", &seq3);
     assert_eq!(plain, cleared, "Clear did not bring back the seed's island");
     page.js("(() => { const t = q('#paint-tool'); t.value = 'none'; t.dispatchEvent(new Event('change')); })()");
 }

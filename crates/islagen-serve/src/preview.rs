@@ -92,6 +92,10 @@ pub struct PreviewRequest {
     /// What the designer painted (masks and pins), applied over `config`.
     #[serde(default)]
     pub shape: Option<super::painted::Painted>,
+    /// A first pass while painting: the island without its valleys and rivers (Erosion and
+    /// Rivers off), in a fraction of the time; the page asks for the full preview after it.
+    #[serde(default)]
+    pub draft: bool,
 }
 
 /// A made preview.
@@ -139,11 +143,16 @@ fn make(req: &PreviewRequest, progress: Progress) -> Result<Preview, ApiError> {
             "layer {layer:?}: the preview draws height, biomes or roads"
         )));
     }
-    let config = if req.config.is_null() {
+    let mut config = if req.config.is_null() {
         json!({})
     } else {
         req.config.clone()
     };
+    // A draft: the same island before its valleys and rivers.
+    if let (true, Some(o)) = (req.draft, config.as_object_mut()) {
+        o.insert("Erosion".into(), json!("off"));
+        o.insert("Rivers".into(), json!("off"));
+    }
     let config = validate_preview(&config, req.seed).map_err(ApiError::refused)?;
     // Roads are the slowest stage and only the roads picture shows them.
     let overrides = islagen::config::Overrides {
@@ -200,6 +209,7 @@ fn make(req: &PreviewRequest, progress: Progress) -> Result<Preview, ApiError> {
             "river_reaches": s.river_reaches,
             "rivers": world.rivers.as_ref().map(|r| r.rivers),
             "layer": layer,
+            "draft": req.draft,
         }),
     })
 }

@@ -27,7 +27,8 @@
 //   Tune:      #dials: one `.dial[data-key=<Key>]` per dial, with the input `#dial-<Key>`
 //              (number / checkbox / select; numbers also a slider `#dial-<Key>-range`) and
 //              its error `#dial-<Key>-error`. #seed, #seed-error, #random-seed, #preview-layer,
-//              #preview (the image; `data-seq` counts previews shown), #preview-state,
+//              #preview (the image; `data-seq` counts previews shown, `data-draft` is 1 for
+//              a draft), #preview-state,
 //              #preview-stats, #preview-note, #gen-size, #generate, #job-cancel,
 //              #job-progress, #job-stage, #job-message, #save-config.
 //   Paint:     #paint-tool (none, land, sea, relief, rock, pin), #paint-size (brush radius,
@@ -39,7 +40,8 @@
 //              PNGs, pins as GeoJSON in the world's metres).
 //   window.islagen: { map (the Leaflet map or null), world (the open world's /api/world
 //              answer), tilesLoaded (tile images loaded so far), probes (probe answers),
-//              previews (previews shown), mapPixelToContainer(x, y) -> {x, y} page pixels,
+//              previews (previews shown), drafts (drafts among them),
+//              mapPixelToContainer(x, y) -> {x, y} page pixels,
 //              settled() -> true once the map is still and every shown tile has loaded,
 //              view3d (the 3D renderer once made: its `frames` counts frames drawn) }.
 'use strict';
@@ -143,6 +145,7 @@ const state = {
   tilesLoaded: 0,
   probes: 0,
   previews: 0,
+  drafts: 0,
   mapPixelToContainer: null,
   view3d: null,
   settled() {
@@ -819,7 +822,7 @@ function paintDown(e) {
     paint.pins.push({ x_m: x / PREVIEW_PX * WORLD_M, y_m: (1 - y / PREVIEW_PX) * WORLD_M, tier });
     paint.strokes += 1;
     drawPaint();
-    requestPreview(0);
+    requestPreview(0, true);
     return;
   }
   paint.down = true;
@@ -839,7 +842,7 @@ function paintUp() {
   paint.down = false;
   paint.strokes += 1;
   drawPaint();
-  requestPreview(0);
+  requestPreview(0, true);
 }
 
 function undoPaint() {
@@ -848,7 +851,7 @@ function undoPaint() {
   Object.assign(paint, last);
   paint.strokes += 1;
   drawPaint();
-  requestPreview(0);
+  requestPreview(0, true);
 }
 
 function clearPaint() {
@@ -856,7 +859,7 @@ function clearPaint() {
   Object.assign(paint, { island: null, relief: null, rock: null, pins: [] });
   paint.strokes += 1;
   drawPaint();
-  requestPreview(0);
+  requestPreview(0, true);
 }
 
 /** CRC-32 of bytes (PNG chunks). */
@@ -968,13 +971,15 @@ function dialConfig() {
   return c;
 }
 
-/** Asks for a preview `delay` ms from now; a newer change cancels an older request. */
-function requestPreview(delay = 250) {
+/** Asks for a preview `delay` ms from now; a newer change cancels an older request. A `draft`
+ * (while painting) is the island without its valleys and rivers, back in a fraction of the
+ * time; the full preview follows it. */
+function requestPreview(delay = 250, draft = false) {
   clearTimeout(tune.timer);
-  tune.timer = setTimeout(runPreview, delay);
+  tune.timer = setTimeout(() => runPreview(draft), delay);
 }
 
-async function runPreview() {
+async function runPreview(draft = false) {
   const seed = seedValue();
   $('#seed-error').textContent = seed.error || '';
   if (seed.error) return;
@@ -984,7 +989,7 @@ async function runPreview() {
   const seq = ++tune.seq;
   $('#preview-state').textContent = 'rendering…';
   const body = JSON.stringify({
-    seed: seed.value, config: dialConfig(), layer: $('#preview-layer').value, shape: paintedShape(),
+    seed: seed.value, config: dialConfig(), layer: $('#preview-layer').value, shape: paintedShape(), draft,
   });
   const started = performance.now();
   try {
@@ -994,7 +999,8 @@ async function runPreview() {
     const blob = await r.blob();
     if (seq !== tune.seq) return;
     const stats = r.headers.get('X-Islagen-Stats');
-    showPreview(blob, seq, stats, performance.now() - started);
+    showPreview(blob, seq, stats, performance.now() - started, draft);
+    if (draft) requestPreview(0);
   } catch (e) {
     if (e.name === 'AbortError' || seq !== tune.seq) return;
     if (e instanceof ApiError && e.status === 422) {
@@ -1007,16 +1013,20 @@ async function runPreview() {
   }
 }
 
-function showPreview(blob, seq, stats, ms) {
+function showPreview(blob, seq, stats, ms, draft = false) {
   for (const e of document.querySelectorAll('#dials .field-error')) e.textContent = '';
   const url = URL.createObjectURL(blob);
   const img = $('#preview');
   img.src = url;
   img.dataset.seq = String(seq);
+  img.dataset.draft = draft ? '1' : '0';
   if (tune.objectUrl) URL.revokeObjectURL(tune.objectUrl);
   tune.objectUrl = url;
   state.previews += 1;
-  $('#preview-state').textContent = `shown in ${Math.round(ms)} ms`;
+  if (draft) state.drafts += 1;
+  $('#preview-state').textContent = draft
+    ? `draft in ${Math.round(ms)} ms (valleys and rivers follow)`
+    : `shown in ${Math.round(ms)} ms`;
   let rows = [];
   if (stats) {
     try {
