@@ -454,7 +454,12 @@ fn bodies_and_coordinates_are_bounded_and_bad_requests_say_why() {
     let s = start(&f.root);
     // Bodies past 4 MiB (room for painted masks: the preview, generation and save routes take
     // them) are refused.
-    let huge = format!("{{\"seed\": 1, \"layer\": \"{}\"}}", "a".repeat(5 << 20));
+    // (Just past it, as the 64 KiB check was: far past it, the server closes while the client
+    // still writes.)
+    let huge = format!(
+        "{{\"seed\": 1, \"layer\": \"{}\"}}",
+        "a".repeat((4 << 20) + (6 << 10))
+    );
     assert_eq!(post(&s, "api/preview", huge).status, 413);
     let r = post(&s, "api/preview", "{\"seed\": 1, \"config\": ");
     assert_eq!(r.status, 400);
@@ -1606,6 +1611,20 @@ fn a_painted_mask_shapes_the_preview_and_bad_paint_is_refused_by_key() {
     assert!(
         !ocean(&decode(&r.body).3, 195, 282),
         "the draft has the painted land"
+    );
+    // The 3D view's heights of the last preview: 512² metres, the sea at 0; an older one is gone.
+    let id = stats["surface"].as_u64().unwrap();
+    let surface = get(&s, &format!("api/preview/surface?id={id}"));
+    assert_eq!(surface.status, 200);
+    assert_eq!(surface.body.len(), 512 * 512 * 4);
+    let metres: Vec<f32> = (surface.body.chunks(4))
+        .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    assert!(metres.iter().all(|&m| m >= 0.0) && metres[282 * 512 + 195] > 0.0);
+    assert_eq!(metres[5 * 512 + 5], 0.0, "the Trench is sea, at 0 m");
+    assert_eq!(
+        get(&s, &format!("api/preview/surface?id={}", id - 1)).status,
+        404
     );
     // Saved in a folder of its own (the shared fixture's stays as it is).
     let scratch = tempfile::tempdir().unwrap();

@@ -7,7 +7,8 @@
 //! answers a PNG, the 3D view of the region draws relief in software WebGL2 and a drag turns it, a dial change and a new seed replace the tune view's preview, a stroke of land painted
 //! out into the sea makes the preview land there, "Save painting" writes a folder the command
 //! line makes that world from (pixel for pixel), Undo brings the sea back, painted mountains
-//! change it, Clear restores the seed's island byte for byte, "Save config"
+//! change it, Clear restores the seed's island byte for byte, the "3D" box draws the preview
+//! in 3D, "Save config"
 //! downloads a config that loads without a warning, a generation is cancelled leaving no files
 //! and another runs to the end and joins the list. Until then the page logs no console error
 //! or warning, throws nothing, and no request fails; then a refused dial's 422 shows beside its
@@ -830,6 +831,15 @@ fn paint_the_preview(page: &Page, root: &Path) {
     let (_, cleared) = page.next_full_preview("the preview after Clear", &seq3);
     assert_eq!(plain, cleared, "Clear did not bring back the seed's island");
     page.js("(() => { const t = q('#paint-tool'); t.value = 'none'; t.dispatchEvent(new Event('change')); })()");
+    // The preview in 3D: its heights with its picture draped on, redrawn with each preview.
+    page.click("#preview-3d");
+    let seq = page.js("q('#preview').dataset.seq");
+    let (seq, _) = page.next_preview("the preview for the 3D view", &seq);
+    page.wait(
+        "the 3D preview",
+        &format!("q('#preview3d-canvas').dataset.shown === {seq}"),
+    );
+    page.click("#preview-3d");
 }
 
 /// FNV-1a of the preview's RGB as the page's canvas reads it (`js`) — the same hash as

@@ -60,6 +60,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
             "/api/preview",
             post(preview_handler).layer(DefaultBodyLimit::max(PREVIEW_BODY_LIMIT)),
         )
+        .route("/api/preview/surface", get(preview_surface))
         .route(
             "/api/generate",
             post(generate).layer(DefaultBodyLimit::max(PREVIEW_BODY_LIMIT)),
@@ -483,6 +484,32 @@ async fn preview_handler(
         Arc::new(out.png),
         Some(("x-islagen-stats", out.stats.to_string())),
     ))
+}
+
+/// `/api/preview/surface?id=N`: the heights of preview N for the 3D view, while it is the last
+/// preview made (else 404): f32 metres, little-endian, with their grid in `x-islagen-surface`.
+async fn preview_surface(
+    State(s): State<Arc<Shared>>,
+    Query(q): Query<std::collections::HashMap<String, String>>,
+) -> ApiResult<Response> {
+    let id = q.get("id").and_then(|v| v.parse::<u64>().ok());
+    let id = id.ok_or_else(|| ApiError::bad_request("id: the number a preview's stats give"))?;
+    let surface = s.previews.surface(id).ok_or_else(|| {
+        ApiError::not_found("no such preview surface: a newer preview replaced it")
+    })?;
+    let n = preview::PREVIEW_SIDE;
+    let bytes: Vec<u8> = surface.iter().flat_map(|m| m.to_le_bytes()).collect();
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/octet-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    let info = json!({ "nx": n, "ny": n, "step_m": islagen::units::metres_per_px(n) });
+    if let Ok(v) = HeaderValue::from_str(&info.to_string()) {
+        headers.insert("x-islagen-surface", v);
+    }
+    Ok((headers, Body::from(bytes)).into_response())
 }
 
 async fn generate(

@@ -2,6 +2,9 @@
 //! one picture. Every distance scales with MapSize, so the preview is the same island as the
 //! full-size world (the pixels are coarser).
 //!
+//! Each preview keeps its surface (heights in metres, the sea at 0) until the next one, for the
+//! 3D view (`/api/preview/surface?id=N`, N from the stats' `surface`).
+//!
 //! Masks and pins the designer painted ([`super::painted`]) come with the request and are
 //! applied over the config under the rules a config's files meet.
 //!
@@ -25,6 +28,9 @@ use islagen::render;
 use super::dials::{validate_preview, PREVIEW_SIZE};
 use super::error::ApiError;
 
+/// Pixels a side of a preview (its MapSize).
+pub const PREVIEW_SIDE: usize = PREVIEW_SIZE as usize;
+
 /// The longest a preview may run (a 512 preview with the defaults takes about a second).
 pub const DEADLINE: Duration = Duration::from_secs(20);
 
@@ -36,6 +42,9 @@ pub struct Previews {
     peak: AtomicUsize,
     started: AtomicUsize,
     stopped: AtomicUsize,
+    /// The last preview's surface for the 3D view, by its number.
+    surface: Mutex<Option<(u64, Arc<Vec<f32>>)>>,
+    surfaces: std::sync::atomic::AtomicU64,
 }
 
 impl Previews {
@@ -54,6 +63,15 @@ impl Previews {
     /// preview to be running before it goes away).
     pub fn started(&self) -> usize {
         self.started.load(Ordering::SeqCst)
+    }
+
+    /// The surface of preview `id` (its stats' `surface`), while it is the last one made: heights
+    /// in metres above sea (the sea at 0), [`PREVIEW_SIZE`]² row after row from the north-west.
+    pub fn surface(&self, id: u64) -> Option<Arc<Vec<f32>>> {
+        let last = self.surface.lock().unwrap_or_else(|e| e.into_inner());
+        last.as_ref()
+            .filter(|(n, _)| *n == id)
+            .map(|(_, s)| s.clone())
     }
 
     /// Most previews that ever ran at once.
@@ -124,7 +142,11 @@ pub fn preview(
     if matches!(&out, Err(e) if e.status == axum::http::StatusCode::CONFLICT) {
         previews.stopped.fetch_add(1, Ordering::Relaxed);
     }
-    out
+    let (mut made, surface) = out?;
+    let id = previews.surfaces.fetch_add(1, Ordering::SeqCst) + 1;
+    *previews.surface.lock().unwrap_or_else(|e| e.into_inner()) = Some((id, Arc::new(surface)));
+    made.stats["surface"] = json!(id);
+    Ok(made)
 }
 
 /// One preview counted as running until it ends, however it ends (a panic too).
@@ -136,7 +158,8 @@ impl Drop for Running<'_> {
     }
 }
 
-fn make(req: &PreviewRequest, progress: Progress) -> Result<Preview, ApiError> {
+/// The preview and its surface (metres above sea, the sea at 0, rows north first).
+fn make(req: &PreviewRequest, progress: Progress) -> Result<(Preview, Vec<f32>), ApiError> {
     let layer = req.layer.as_deref().unwrap_or("height");
     if !["height", "biomes", "roads"].contains(&layer) {
         return Err(ApiError::bad_request(format!(
@@ -194,8 +217,15 @@ fn make(req: &PreviewRequest, progress: Progress) -> Result<Preview, ApiError> {
         data: image.rgb,
     })
     .map_err(|e| ApiError::internal(e.to_string()))?;
+    let n = bp.heights.dim().0;
+    let surface = (0..n * n)
+        .map(|i| {
+            let (x, y) = (i % n, i / n);
+            ((bp.heights[[x, y]] - world.sea.at(y)) * islagen::units::METRES_PER_RAW).max(0.0)
+        })
+        .collect();
     let s = &world.stats;
-    Ok(Preview {
+    let made = Preview {
         png,
         stats: json!({
             "seed": seed,
@@ -211,5 +241,6 @@ fn make(req: &PreviewRequest, progress: Progress) -> Result<Preview, ApiError> {
             "layer": layer,
             "draft": req.draft,
         }),
-    })
+    };
+    Ok((made, surface))
 }

@@ -35,7 +35,8 @@
 //              preview pixels), #paint-tier (a pin's tier), #paint-undo, #paint-clear, the
 //              canvas #paint-canvas over #preview (`data-strokes` counts strokes and pins),
 //              #paint-save (writes the painting and its ServerConfig.json beside the worlds;
-//              #paint-message then names the folder, `data-folder`).
+//              #paint-message then names the folder, `data-folder`). #preview-3d shows each
+//              preview in 3D too, on #preview3d-canvas (`data-shown` = the preview's data-seq).
 //              What is painted goes with each preview as `shape` (masks as 256² grayscale
 //              PNGs, pins as GeoJSON in the world's metres).
 //   window.islagen: { map (the Leaflet map or null), world (the open world's /api/world
@@ -1000,6 +1001,7 @@ async function runPreview(draft = false) {
     if (seq !== tune.seq) return;
     const stats = r.headers.get('X-Islagen-Stats');
     showPreview(blob, seq, stats, performance.now() - started, draft);
+    showPreview3d(seq, stats);
     if (draft) requestPreview(0);
   } catch (e) {
     if (e.name === 'AbortError' || seq !== tune.seq) return;
@@ -1037,6 +1039,37 @@ function showPreview(blob, seq, stats, ms, draft = false) {
     }
   }
   $('#preview-stats').replaceChildren(el('table', { class: 'params' }, el('tbody', {}, rows)));
+}
+
+/** The preview in 3D (when #preview-3d is on): the heights of the preview just shown, the
+ * picture draped on them. */
+const preview3d = { renderer: null };
+
+async function showPreview3d(seq, stats) {
+  const canvas = $('#preview3d-canvas');
+  canvas.hidden = !$('#preview-3d').checked;
+  if (canvas.hidden || !stats) return;
+  let id;
+  try {
+    id = JSON.parse(stats).surface;
+  } catch (_) {
+    return;
+  }
+  try {
+    const r = await api(`/api/preview/surface?id=${id}`);
+    const info = JSON.parse(r.headers.get('x-islagen-surface'));
+    const metres = new Float32Array(await r.arrayBuffer());
+    const img = $('#preview');
+    await img.decode();
+    const image = await createImageBitmap(img);
+    if (seq !== tune.seq) return;
+    if (!preview3d.renderer) preview3d.renderer = Terrain3D.create(canvas);
+    preview3d.renderer.show({ nx: info.nx, ny: info.ny, stepM: info.step_m, metres, image });
+    requestAnimationFrame(() => requestAnimationFrame(() => { canvas.dataset.shown = String(seq); }));
+  } catch (e) {
+    // A newer preview replaced this one's surface: the newer one draws.
+    if (!(e instanceof ApiError && e.status === 404)) showError('3D preview', e);
+  }
 }
 
 function showDialErrors(body) {
@@ -1195,6 +1228,7 @@ function start() {
   $('#paint-undo').addEventListener('click', undoPaint);
   $('#paint-clear').addEventListener('click', clearPaint);
   $('#paint-save').addEventListener('click', savePainting);
+  $('#preview-3d').addEventListener('change', () => requestPreview(0));
   $('#view-3d').addEventListener('click', open3d);
   $('#view3d-close').addEventListener('click', close3d);
   $('#view3d-exag').addEventListener('input', (e) => {
