@@ -533,7 +533,7 @@ fn a_heightmap_export_imports_back_within_quantisation() {
     ] {
         let path = dir.path().join(file);
         let sidecar = export(&original.blueprint, &path, format, None).unwrap();
-        let read = Heightmap::read(&path, None, 1.0).unwrap();
+        let read = Heightmap::read(&path, None, None).unwrap();
         let c = Config::from_json(plain, "t")
             .unwrap()
             .config
@@ -573,7 +573,7 @@ fn a_heightmap_that_cannot_be_ground_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("h.png");
     write_png(&path, 16, &[128; 256]);
-    let e = |range| Heightmap::read(&path, range, 1.0).unwrap_err().to_string();
+    let e = |range| Heightmap::read(&path, range, None).unwrap_err().to_string();
     assert!(
         e(None).contains("need the metres at black and white"),
         "{}",
@@ -582,5 +582,44 @@ fn a_heightmap_that_cannot_be_ground_is_refused() {
     assert!(e(Some([5.0, 5.0])).contains("range 5 to 5 m is empty"));
     assert!(e(Some([-9999.0, 100.0])).contains("a no-data value"));
     assert!(e(Some([-100.0, -10.0])).contains("no sample stands above sea level"));
-    assert!(Heightmap::read(&path, Some([-10.0, 100.0]), 1.0).is_ok());
+    assert!(Heightmap::read(&path, Some([-10.0, 100.0]), None).is_ok());
+}
+
+/// Every input a designer brings gives the same bytes on 1 and 2 threads.
+#[test]
+fn shaped_worlds_are_the_same_bytes_on_one_and_two_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    write_png(&dir.path().join("island.png"), 256, &two_discs());
+    write_png(
+        &dir.path().join("ridge.png"),
+        256,
+        &stroke(0.32, 0.62, 0.66, 0.05),
+    );
+    write_png(
+        &dir.path().join("rock.png"),
+        256,
+        &stroke(0.2, 0.8, 0.4, 0.2),
+    );
+    let pins = r#"[ { "x_m": 3276.8, "y_m": 3440.6, "tier": "capitol", "name": "Mid" } ]"#;
+    std::fs::write(dir.path().join("pins.json"), pins).unwrap();
+    let path = dir.path().join("ServerConfig.json");
+    std::fs::write(
+        &path,
+        r#"{ "MapSize": 512, "IslandMask": "island.png", "ReliefMask": "ridge.png",
+             "HardRockMask": "rock.png", "TownPins": "pins.json" }"#,
+    )
+    .unwrap();
+    let c = Config::load(&path).unwrap().config;
+    let bytes = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let w = pool.install(|| generate(&c));
+        let mut out = Vec::new();
+        islagen::write_v2(&mut out, &w.blueprint).unwrap();
+        out
+    };
+    let one = bytes(1);
+    assert!(one == bytes(2), "1 and 2 threads made different worlds");
 }

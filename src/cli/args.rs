@@ -52,9 +52,10 @@ pub struct WorldArgs {
     #[arg(long, value_name = "MIN,MAX", value_parser = parse_range, allow_hyphen_values = true)]
     pub heightmap_range: Option<[f32; 2]>,
     /// Multiplies every height of the heightmap (a DEM that covers more or less than 8 km keeps
-    /// its slopes when scaled by 8192 / its width in metres).
-    #[arg(long, value_name = "FACTOR", default_value_t = 1.0)]
-    pub heightmap_scale: f32,
+    /// its slopes when scaled by 8192 / its width in metres). Default: that factor for a
+    /// GeoTIFF that says its pixel size, else 1.
+    #[arg(long, value_name = "FACTOR")]
+    pub heightmap_scale: Option<f32>,
 }
 
 /// `MIN,MAX` metres.

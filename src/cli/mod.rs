@@ -84,11 +84,11 @@ fn world_config(world: &WorldArgs, seed: Option<i32>) -> Result<Config> {
     let Some(path) = &world.heightmap else {
         return Ok(config);
     };
-    if !(world.heightmap_scale.is_finite() && world.heightmap_scale > 0.0) {
-        anyhow::bail!(
-            "--heightmap-scale {} is not a positive number",
-            world.heightmap_scale
-        );
+    if let Some(scale) = world
+        .heightmap_scale
+        .filter(|s| !(s.is_finite() && *s > 0.0))
+    {
+        anyhow::bail!("--heightmap-scale {scale} is not a positive number");
     }
     let read = Heightmap::read(path, world.heightmap_range, world.heightmap_scale)?;
     Ok(config.with_heightmap(read))

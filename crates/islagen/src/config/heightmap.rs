@@ -55,13 +55,21 @@ pub enum HeightmapError {
 impl Heightmap {
     /// Reads `path`. `range` is the metres at black and white of an integer raster (else its
     /// sidecar's, else refused); `scale` multiplies every height (a float's metres, or the
-    /// range).
+    /// range). Without a `scale`, a GeoTIFF that says its pixel size is scaled by 8 192 m over
+    /// its own width in metres, so its slopes stay as they were on the 8 192 m world (1 for
+    /// islagen's own export); any other raster by 1.
     pub fn read(
         path: &Path,
         range: Option<[f32; 2]>,
-        scale: f32,
+        scale: Option<f32>,
     ) -> Result<Heightmap, HeightmapError> {
         let raster = Raster::read(path)?;
+        let scale = scale.unwrap_or_else(|| match raster.pixel_size_m {
+            Some((px, _)) if px > 0.0 => {
+                (f64::from(crate::units::WORLD_SIZE_M) / (px * raster.width as f64)) as f32
+            }
+            _ => 1.0,
+        });
         let rule = |rule: String| HeightmapError::Rule {
             path: path.to_path_buf(),
             rule,
