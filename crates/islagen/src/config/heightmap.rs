@@ -140,3 +140,41 @@ fn sidecar_range(path: &Path) -> Option<[f32; 2]> {
     let m = |k: &str| v.get(k)?.as_f64().map(|x| x as f32);
     Some([m("min_m")?, m("max_m")?])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A float GeoTIFF of `side` pixels of `pixel_m` metres each, every sample `metres`.
+    fn dem(path: &Path, side: u32, pixel_m: f64, metres: f32) {
+        use tiff::encoder::{colortype, TiffEncoder};
+        let mut enc = TiffEncoder::new(std::fs::File::create(path).unwrap()).unwrap();
+        let mut img = enc.new_image::<colortype::Gray32Float>(side, side).unwrap();
+        img.encoder()
+            .write_tag(
+                tiff::tags::Tag::ModelPixelScaleTag,
+                &[pixel_m, pixel_m, 0.0][..],
+            )
+            .unwrap();
+        let data = vec![metres; (side * side) as usize];
+        img.write_data(&data).unwrap();
+    }
+
+    /// A DEM twice the world's width is scaled by a half (its slopes kept), one the world's
+    /// width by 1; a scale given wins.
+    #[test]
+    fn a_geotiffs_pixel_size_scales_its_heights_to_keep_its_slopes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dem.tif");
+        dem(&path, 64, 256.0, 100.0); // 16 384 m across
+        let h = Heightmap::read(&path, None, None).unwrap();
+        assert_eq!((h.offset_m, h.scale_m), (0.0, 0.5));
+        assert_eq!(h.metres_at(0.5, 0.5), 50.0);
+        dem(&path, 64, 128.0, 100.0); // the world's 8 192 m
+        assert_eq!(Heightmap::read(&path, None, None).unwrap().scale_m, 1.0);
+        assert_eq!(
+            Heightmap::read(&path, None, Some(2.0)).unwrap().scale_m,
+            2.0
+        );
+    }
+}
