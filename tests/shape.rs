@@ -132,6 +132,38 @@ fn the_land_is_where_the_mask_paints_it_at_every_size() {
     );
 }
 
+/// An island painted apart from the mainland stays an island (it is not sunk as a stray
+/// fragment would be).
+#[test]
+fn an_island_painted_apart_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let gray: Vec<u8> = (0..65536)
+        .map(|i| {
+            let (x, y) = ((i % 256) as f32 / 256.0, (i / 256) as f32 / 256.0);
+            let main = (x - 0.42).hypot(y - 0.5) < 0.25;
+            let apart = (x - 0.8).hypot(y - 0.78) < 0.07;
+            if main || apart {
+                255
+            } else {
+                0
+            }
+        })
+        .collect();
+    let c = with_mask(
+        dir.path(),
+        "IslandMask",
+        "apart.png",
+        &gray,
+        r#", "MapSize": 512"#,
+    );
+    let w = generate(&c);
+    let dry = land(&w);
+    for (u, v) in [(0.42, 0.5), (0.8, 0.78)] {
+        let (x, y) = ((u * 512.0) as usize, (v * 512.0) as usize);
+        assert!(dry[x * 512 + y], "({u}, {v}) is under water");
+    }
+}
+
 #[test]
 fn a_mask_that_cannot_be_used_is_refused_by_key_file_and_rule() {
     let dir = tempfile::tempdir().unwrap();

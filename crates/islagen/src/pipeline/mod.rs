@@ -492,7 +492,11 @@ fn outline_island<'a>(
         Some(h) => imported(h, &params::topography(config, seed, *sea)),
         None => {
             let shape = Shape::new(&params::topography(config, seed, *sea));
-            let topo = topography(&shape, &|| stage.tick());
+            let mut topo = topography(&shape, &|| stage.tick());
+            if config.island_mask.is_some() {
+                // Every island the designer painted stays, apart from the mainland or not.
+                topo.islet_zone = every_landmass_kept(&topo.heights);
+            }
             (shape, topo)
         }
     };
@@ -528,21 +532,25 @@ fn imported(h: &Heightmap, p: &crate::stages::topography::TopographyParams) -> (
     let seas = p.sea.rows(n);
     let at = |i: usize| (i as f32 + 0.5) / n as f32;
     let heights = Array2::from_shape_fn((n, n), |(x, y)| seas[y] + raw_above(at(x), at(y)));
-    // The mainland fill keeps the land component of the one pixel outside the islet zone, the
-    // highest, and every other landmass as an islet.
-    let mut islet_zone = Array2::from_elem((n, n), 1u8);
+    let topo = Topography {
+        islet_zone: every_landmass_kept(&heights),
+        heights,
+        islet_threshold: f32::INFINITY,
+    };
+    (shape, topo)
+}
+
+/// An islet zone that makes the mainland fill keep every landmass: the fill keeps the land
+/// component of the one pixel outside the zone, the highest, and every other as an islet.
+fn every_landmass_kept(heights: &Array2<f32>) -> Array2<u8> {
+    let mut zone = Array2::from_elem(heights.dim(), 1u8);
     let highest =
         (heights.indexed_iter()).fold(
             ((0, 0), f32::MIN),
             |a, (i, &z)| if z > a.1 { (i, z) } else { a },
         );
-    islet_zone[highest.0] = 0;
-    let topo = Topography {
-        heights,
-        islet_zone,
-        islet_threshold: f32::INFINITY,
-    };
-    (shape, topo)
+    zone[highest.0] = 0;
+    zone
 }
 
 /// Carves the crater and fills the mainland again, ending the "crater" stage.
