@@ -642,8 +642,10 @@ impl Config {
         name: &str,
         raster: Raster,
     ) -> Result<Config, ConfigError> {
-        let key = match keys::key(key) {
-            Some(k) if ["IslandMask", "ReliefMask", "HardRockMask"].contains(&k.name) => k.name,
+        let key = match key {
+            "IslandMask" => "IslandMask",
+            "ReliefMask" => "ReliefMask",
+            "HardRockMask" => "HardRockMask",
             _ => {
                 return Err(ConfigError::Invalid {
                     key: "mask",
@@ -669,16 +671,7 @@ impl Config {
     /// This config with town pins read from `text` (a GeoJSON or JSON document, not a file;
     /// `name` stands for its file in errors and in SHPE).
     pub fn with_pins(mut self, name: &str, text: &str) -> Result<Config, ConfigError> {
-        let path = PathBuf::from(name);
-        let pins = pins::parse(text).map_err(|source| ConfigError::Pins {
-            path: path.clone(),
-            source,
-        })?;
-        self.0.town_pins = Some(PinsFile {
-            path,
-            pins: std::sync::Arc::new(pins),
-            sha256: crate::formats::raster::sha256_hex(text.as_bytes()),
-        });
+        self.0.town_pins = Some(pins_file(PathBuf::from(name), text)?);
         Ok(self)
     }
 
@@ -733,23 +726,26 @@ fn town_pins(given: Option<&str>) -> Result<Option<PinsFile>, ConfigError> {
     file.take(pins::MAX_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(io)?;
-    let refused = |source| ConfigError::Pins {
+    let text = std::str::from_utf8(&bytes).map_err(|_| ConfigError::Pins {
         path: path.clone(),
-        source,
-    };
-    let text = std::str::from_utf8(&bytes).map_err(|_| {
-        refused(PinsError {
+        source: PinsError {
             at: "file".into(),
             reason: "not UTF-8 text".into(),
-        })
+        },
     })?;
-    let pins = pins::parse(text).map_err(refused)?;
-    let sha256 = crate::formats::raster::sha256_hex(&bytes);
-    Ok(Some(PinsFile {
-        path,
-        pins: std::sync::Arc::new(pins),
-        sha256,
-    }))
+    pins_file(path, text).map(Some)
+}
+
+/// The pins of `text` (the file at `path`, or what stands for it), parsed and checked.
+fn pins_file(path: PathBuf, text: &str) -> Result<PinsFile, ConfigError> {
+    match pins::parse(text) {
+        Ok(pins) => Ok(PinsFile {
+            path,
+            pins: std::sync::Arc::new(pins),
+            sha256: crate::formats::raster::sha256_hex(text.as_bytes()),
+        }),
+        Err(source) => Err(ConfigError::Pins { path, source }),
+    }
 }
 
 /// The most of an IslandMask's land the crater's bay may take: the bay (the carve, a half disc

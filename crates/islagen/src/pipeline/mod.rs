@@ -530,8 +530,11 @@ fn imported(h: &Heightmap, p: &crate::stages::topography::TopographyParams) -> (
     let raw_above = |u: f32, v: f32| h.metres_at(u, v) / units::METRES_PER_RAW;
     let shape = Shape::imported(p, raw_above);
     let seas = p.sea.rows(n);
-    let at = |i: usize| (i as f32 + 0.5) / n as f32;
-    let heights = Array2::from_shape_fn((n, n), |(x, y)| seas[y] + raw_above(at(x), at(y)));
+    // The raster's own parallel resampling, its samples then made raw heights over the sea.
+    let mut heights = h.raster.resample(n);
+    ndarray::Zip::indexed(&mut heights).par_for_each(|(_, y), v| {
+        *v = seas[y] + (h.offset_m + h.scale_m * *v) / units::METRES_PER_RAW;
+    });
     let topo = Topography {
         islet_zone: every_landmass_kept(&heights),
         heights,
