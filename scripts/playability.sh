@@ -4,18 +4,21 @@
 # heightmap (GeoTIFF), the GeoJSON (towns) and the splat maps, runs scripts/playability.py (its
 # docstring defines every figure) into DIR/playability.json, then prints a per-seed table and a
 # summary over the seeds; the table is also written to target/playability/MODEL-SIZE.txt.
-# Usage: scripts/playability.sh [--bin BIN] [--config off|v1|v2] SIZE SEEDS...
+# Usage: scripts/playability.sh [--bin BIN] [--config off|v1|v2] [--fine-massif F] SIZE SEEDS...
 #   --bin     the islagen binary (default target/release/islagen, built here with cargo first)
 #   --config  the erosion model, written as { "Erosion": MODEL } (default v2, islagen's default)
+#   --fine-massif  the least massif share of a fine-relief window (playability.py's, default 0.95)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=
 model=v2
+fine=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin=$2; shift 2 ;;
     --config) model=$2; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --fine-massif) fine=(--fine-massif "$2"); shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     --*) echo "playability.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -55,7 +58,7 @@ for seed in "${seeds[@]}"; do
   "$bin" export splat --from "$dat" --out "$dir/splat" >>"$dir/export.log" 2>&1
   t2=$(now)
   "$venv/bin/python" scripts/playability.py --tiff "$dir/h.tif" --sidecar "$dir/h.tif.json" \
-    --geojson "$dir/world.geojson" --splat "$dir/splat" --json "$dir/playability.json" >"$dir/playability.txt"
+    --geojson "$dir/world.geojson" --splat "$dir/splat" --json "$dir/playability.json" "${fine[@]}" >"$dir/playability.txt"
   t3=$(now)
   awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" \
     'BEGIN { printf "{\"generate\": %.3f, \"export\": %.3f, \"measure\": %.3f}\n", b - a, c - b, d - c }' >"$dir/times.json"

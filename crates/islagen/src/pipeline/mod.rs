@@ -59,6 +59,7 @@ use crate::stages::erosion::{erode, Schedule};
 use crate::stages::fluvial::{self, Landscape};
 use crate::stages::grading::{grade, GradingParams};
 use crate::stages::mainland::{count_components, mainland_fill, Mainland};
+use crate::stages::rills::Rills;
 use crate::stages::rivers::{self, MapRivers, RiverParams};
 use crate::stages::roads::{roads, CostGrid, RoadNetwork};
 use crate::stages::sea::classify_water;
@@ -621,8 +622,11 @@ fn shape_and_erode(
                 let stage = progress.stage("fluvial relief", p.steps.into());
                 let n = config.map_size as usize;
                 let rock = hard_rock.as_ref();
-                let solved = fluvial::solve(&raw, n, sea, &crater, &p, rock, &|| stage.tick());
-                (stage, solved)
+                let (solved, rills) = rayon::join(
+                    || fluvial::solve(&raw, n, sea, &crater, &p, rock, &|| stage.tick()),
+                    || Rills::new(&params::rills(config, seed)),
+                );
+                (stage, solved, rills)
             })
         },
     );
@@ -633,15 +637,17 @@ fn shape_and_erode(
             Some(erode_relief(config, seed, heights, sea, &crater, progress)?),
             None,
         ),
-        (ErosionModel::Fluvial, Some((stage, solved))) => {
-            let landscape = fluvial::carve(heights, solved, sea, &crater, &p)?;
+        (ErosionModel::Fluvial, Some((stage, solved, rills))) => {
+            let landscape = fluvial::carve(heights, solved, rills.as_ref(), sea, &crater, &p)?;
             stage.finish();
             log_valleys(&landscape.stats);
             (None, Some(landscape))
         }
         (ErosionModel::Fluvial, None) => (
             None,
-            Some(carve_valleys(config, heights, sea, &crater, progress)?),
+            Some(carve_valleys(
+                config, seed, heights, sea, &crater, progress,
+            )?),
         ),
         (ErosionModel::Off, _) => (None, None),
     };
@@ -726,6 +732,7 @@ fn erode_relief(
 /// The fluvial relief on a map the size of the landscape grid: the map is its own design.
 fn carve_valleys(
     config: &Config,
+    seed: i32,
     heights: &mut Array2<f32>,
     sea: &SeaLevel,
     crater: &Crater,
@@ -735,7 +742,9 @@ fn carve_valleys(
     let stage = progress.stage("fluvial relief", p.steps.into());
     let rock = params::hard_rock(config);
     let tick = || stage.tick();
-    let landscape = fluvial::relief(heights, None, sea, crater, &p, rock.as_ref(), &tick)?;
+    let rills = Rills::new(&params::rills(config, seed));
+    let (rock, rills) = (rock.as_ref(), rills.as_ref());
+    let landscape = fluvial::relief(heights, None, sea, crater, &p, rock, rills, &tick)?;
     stage.finish();
     log_valleys(&landscape.stats);
     Ok(landscape)

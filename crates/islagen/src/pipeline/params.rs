@@ -13,6 +13,7 @@ use crate::stages::detail::{self, DetailDials};
 use crate::stages::elevation::Shelf;
 use crate::stages::erosion::{Droplets, ErosionParams};
 use crate::stages::fluvial::FluvialParams;
+use crate::stages::rills::{self, RillParams};
 use crate::stages::rivers::RiverParams;
 use crate::stages::texture::TextureParams;
 use crate::stages::topography::TopographyParams;
@@ -100,6 +101,15 @@ pub fn texture(config: &Config, seed: i32) -> TextureParams {
         seed,
         map_size: config.map_size as usize,
         amplitude: config.fine_relief,
+    }
+}
+
+/// The rills' dials: their depth follows FineRelief.
+pub fn rills(config: &Config, seed: i32) -> RillParams {
+    RillParams {
+        seed,
+        map_size: config.map_size as usize,
+        depth_m: rills::DEPTH_M * config.fine_relief,
     }
 }
 

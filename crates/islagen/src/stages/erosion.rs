@@ -50,6 +50,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::crater::Crater;
+use super::rills::Rills;
 use crate::sea::SeaLevel;
 use crate::dials::{CraterErosionMode, CraterGuard, DropletDials};
 use crate::units::{self, METRES_PER_RAW, WORLD_SIZE_M};
@@ -496,7 +497,7 @@ pub fn erode(
     let carve = before_work - &work;
     drop(work);
     let before = heights.clone();
-    let map = apply_and_check(heights, &carve, sea, crater, &c.limits())?;
+    let map = apply_and_check(heights, &carve, None, sea, crater, &c.limits())?;
     stats.land_px = map.land_px;
     stats.carved_past = map.carved_past;
     stats.channel_systems = channel_systems(&before, heights);
@@ -634,11 +635,12 @@ pub(crate) fn to_working(heights: &Array2<f32>, w: usize) -> Array2<f32> {
 pub(crate) fn apply_and_check(
     heights: &mut Array2<f32>,
     carve: &Array2<f32>,
+    rills: Option<RillCarve>,
     sea: &SeaLevel,
     crater: &Crater,
     c: &Limits,
 ) -> Result<ErosionStats, ErosionError> {
-    let carving = Carving::new(heights.dim().0, carve, sea, crater, c);
+    let carving = Carving::new(heights.dim().0, carve, rills, sea, crater, c);
     let per_column: Vec<Result<ColumnFigures, ErosionError>> = heights
         .outer_iter_mut()
         .into_par_iter()
@@ -654,9 +656,14 @@ pub(crate) fn apply_and_check(
     figures(per_column)
 }
 
+/// Rills to add to a carve: the tiles, and the weighted contour heading on the carve's grid
+/// ([`rills::heading_field`]).
+pub(crate) type RillCarve<'a> = (&'a Rills, &'a [Array2<f32>; 2]);
+
 /// What [`apply_and_check`]'s carve needs per pixel, each map row's share computed once.
 struct Carving<'a> {
     carve: &'a Array2<f32>,
+    rills: Option<RillCarve<'a>>,
     crater: &'a Crater,
     n: usize,
     /// Each map row's sea level.
@@ -673,6 +680,7 @@ impl Carving<'_> {
     fn new<'a>(
         n: usize,
         carve: &'a Array2<f32>,
+        rills: Option<RillCarve<'a>>,
         sea: &SeaLevel,
         crater: &'a Crater,
         c: &Limits,
@@ -680,6 +688,8 @@ impl Carving<'_> {
         let w = carve.dim().0;
         Carving {
             carve,
+            // On a map coarser than the grid the rills are below its pixels.
+            rills: rills.filter(|_| n >= w),
             crater,
             n,
             seas: sea.rows(n),
@@ -695,11 +705,12 @@ impl Carving<'_> {
     fn column(&self, x: usize, mut column: ndarray::ArrayViewMut1<f32>) {
         let (n, w) = (self.n, self.carve.dim().0);
         // The spline summed across x once for the column: each pixel then blends four values.
-        let line = if n >= w {
-            spline_line(self.carve, &spline_taps(position(x, n, w), w))
-        } else {
-            Vec::new()
-        };
+        let across = (n >= w).then(|| spline_taps(position(x, n, w), w));
+        let line = across.as_ref().map_or_else(Vec::new, |t| spline_line(self.carve, t));
+        let headings = self
+            .rills
+            .zip(across.as_ref())
+            .map(|((_, field), t)| field.each_ref().map(|g| spline_line(g, t)));
         for (y, h) in column.iter_mut().enumerate() {
             let s = self.seas[y];
             if *h < s || self.crater.distance(x, y) < self.core {
@@ -707,7 +718,14 @@ impl Carving<'_> {
             }
             let d = if n >= w {
                 let t = &self.rows[y];
-                (0..4).map(|k| line[t.at[k]] * t.weight[k]).sum()
+                let read = |line: &[f32]| (0..4).map(|k| line[t.at[k]] * t.weight[k]).sum();
+                let rill = match (self.rills, &headings) {
+                    (Some((rills, _)), Some([c, s])) => {
+                        rills.at(x, y, [read(c), read(s)]) / METRES_PER_RAW
+                    }
+                    _ => 0.0,
+                };
+                read(&line) + rill
             } else {
                 footprint_mean(self.carve, x, y, n)
             };

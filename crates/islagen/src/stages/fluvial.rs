@@ -66,6 +66,7 @@ use super::crater::Crater;
 use super::curve::BALANCED;
 use super::erosion::{self, ErosionError, Limits};
 use crate::dials::{CraterErosionMode, CraterGuard};
+use super::rills::{self, Rills};
 use super::rivers;
 use crate::sea::SeaLevel;
 use crate::grid::{ascending, NEIGHBOURS};
@@ -186,6 +187,7 @@ pub const HARD_ROCK_K: f32 = 0.5;
 /// grid's own size, so every MapSize carves the same valleys); without it the map is resampled
 /// onto the grid. [`solve`] then [`carve`]: a caller with the design before the map's heights
 /// runs the two apart.
+#[allow(clippy::too_many_arguments)]
 pub fn relief(
     heights: &mut Array2<f32>,
     grid: Option<Array2<f32>>,
@@ -193,6 +195,7 @@ pub fn relief(
     crater: &Crater,
     p: &FluvialParams,
     hard_rock: Option<&Array2<f32>>,
+    rills: Option<&Rills>,
     on_step: &(dyn Fn() + Sync),
 ) -> Result<Landscape, ErosionError> {
     let n = erosion::square_side(heights)?;
@@ -201,7 +204,7 @@ pub fn relief(
         _ => erosion::to_working(heights, GRID),
     };
     let solved = solve(&raw, n, sea, crater, p, hard_rock, on_step);
-    carve(heights, solved, sea, crater, p)
+    carve(heights, solved, rills, sea, crater, p)
 }
 
 /// The landscape evolved on the grid, and the depth each cell lost: [`solve`]'s answer, before
@@ -210,6 +213,8 @@ pub struct Solved {
     /// The depth each grid cell lost, raw units, weighted by the crater ramp and clamped to
     /// sea + margin.
     carve_raw: Array2<f32>,
+    /// The carved grid's weighted contour heading, for the rills ([`rills::heading_field`]).
+    heading: [Array2<f32>; 2],
     /// The carved grid and its figures (the map's figures still 0).
     landscape: Landscape,
 }
@@ -251,21 +256,25 @@ pub fn solve(
         .map(|(&h, &c)| h - c)
         .collect();
     Solved {
+        heading: rills::heading_field(&carved, &frame.weight, g, CELL_M),
         carve_raw,
         landscape: Landscape { heights, stats },
     }
 }
 
-/// Brings the depth `solved` took off the grid back to every pixel of `heights`, through the
-/// governors (the first broken one is the error).
+/// Brings the depth `solved` took off the grid back to every pixel of `heights`, with `rills`
+/// on its hillslopes, through the governors (the first broken one is the error).
 pub fn carve(
     heights: &mut Array2<f32>,
     solved: Solved,
+    rills: Option<&Rills>,
     sea: &SeaLevel,
     crater: &Crater,
     p: &FluvialParams,
 ) -> Result<Landscape, ErosionError> {
-    let map = erosion::apply_and_check(heights, &solved.carve_raw, sea, crater, &p.limits())?;
+    let rills = rills.map(|r| (r, &solved.heading));
+    let limits = p.limits();
+    let map = erosion::apply_and_check(heights, &solved.carve_raw, rills, sea, crater, &limits)?;
     let mut landscape = solved.landscape;
     landscape.stats.land_px = map.land_px;
     landscape.stats.map_max_carve_m = map.max_carve_m;
@@ -808,7 +817,7 @@ mod tests {
                 p.maturity_myr = 2.0;
                 p.steps = 6;
                 p.diffusivity_m2_yr = 0.002;
-                let l = relief(&mut h, None, &sea, &crater, &p, None, &|| {}).unwrap();
+                let l = relief(&mut h, None, &sea, &crater, &p, None, None, &|| {}).unwrap();
                 (h, l)
             })
         };

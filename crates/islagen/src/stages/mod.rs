@@ -15,6 +15,7 @@ pub mod erosion;
 pub mod fluvial;
 pub mod grading;
 pub mod mainland;
+pub mod rills;
 pub mod rivers;
 pub mod roads;
 pub mod sea;

@@ -66,30 +66,16 @@ impl Texture {
     /// or the amplitude is 0.
     pub fn new(p: &TextureParams) -> Option<Texture> {
         let px_m = units::metres_per_px(p.map_size);
-        // Wave numbers (cycles per period) this map holds: wavelength ≥ 2 pixels (and ≥ 2 of
-        // the finest samples).
-        let k_max = (PERIOD_M / (2.0 * px_m.max(FINEST_SAMPLE_M))) as usize;
+        let k_max = k_max(p.map_size);
         let k_min = (PERIOD_M / LONGEST_M).ceil() as usize;
         if p.amplitude <= 0.0 || k_max <= k_min {
             return None;
         }
-        // The tile samples a period at the map's own pixel spacing (MapSize / 8 samples, any
-        // length the FFT takes), so its samples are the pixels; beyond 8192 at the finest
-        // spacing, read bilinearly; and for a MapSize that is no multiple of 8, twice finer
-        // than the next power of two, read bilinearly too.
-        let (period, world) = (PERIOD_M as usize, WORLD_SIZE_M as usize);
-        let side = if px_m < FINEST_SAMPLE_M {
-            (PERIOD_M / FINEST_SAMPLE_M) as usize
-        } else if (p.map_size * period).is_multiple_of(world) {
-            p.map_size * period / world
-        } else {
-            2 * (2 * k_max).next_power_of_two()
-        };
-        let sample_m = PERIOD_M / side as f32;
+        let side = tile_side(p.map_size, k_max);
         Some(Texture {
             tile: synthesise(p.seed, p.amplitude, side, k_max),
             side,
-            sample_m,
+            sample_m: PERIOD_M / side as f32,
             px_m,
         })
     }
@@ -98,19 +84,7 @@ impl Texture {
     /// at the centres of the finest map's pixels).
     #[inline]
     pub fn at(&self, x: usize, y: usize) -> f32 {
-        let scale = self.px_m / self.sample_m;
-        let fx = (x as f32 + 0.5) * scale - 0.5;
-        let fy = (y as f32 + 0.5) * scale - 0.5;
-        let (x0, y0) = (fx.floor(), fy.floor());
-        let (tx, ty) = (fx - x0, fy - y0);
-        let n = self.side as i64;
-        let (i0, j0) = ((x0 as i64).rem_euclid(n), (y0 as i64).rem_euclid(n));
-        let (i1, j1) = ((i0 + 1) % n, (j0 + 1) % n);
-        let s = self.side;
-        let at = |i: i64, j: i64| self.tile[i as usize * s + j as usize];
-        let top = at(i0, j0) * (1.0 - ty) + at(i0, j1) * ty;
-        let bottom = at(i1, j0) * (1.0 - ty) + at(i1, j1) * ty;
-        top * (1.0 - tx) + bottom * tx
+        read_tile(&self.tile, self.side, self.px_m / self.sample_m, x, y)
     }
 
     /// `a` (raw height above sea, > 0) with the texture at (x, y) added: faded in over the
@@ -130,11 +104,47 @@ impl Texture {
 /// The tile of `side` samples (X outer) holding the wave vectors shorter than `k_max` cycles per
 /// period: one inverse FFT of the seeded coefficients.
 fn synthesise(seed: i32, amplitude: f32, side: usize, k_max: usize) -> Vec<f32> {
+    synthesise_tile(side, k_max, amplitude, |kx, ky| coefficient(seed, kx, ky, k_max))
+}
+
+/// The wave numbers (cycles per [`PERIOD_M`]) a map of `map_size` pixels holds lie below this:
+/// wavelength ≥ 2 pixels, and ≥ 2 of the finest samples.
+pub(crate) fn k_max(map_size: usize) -> usize {
+    let px_m = units::metres_per_px(map_size);
+    (PERIOD_M / (2.0 * px_m.max(FINEST_SAMPLE_M))) as usize
+}
+
+/// Samples a side of a [`PERIOD_M`] tile for a map of `map_size` pixels holding wave numbers
+/// below `k_max`. The tile samples a period at the map's own pixel spacing (MapSize / 8
+/// samples, any length the FFT takes), so its samples are the pixels; beyond 8192 at the finest
+/// spacing, read bilinearly; and for a MapSize that is no multiple of 8, twice finer than the
+/// next power of two, read bilinearly too.
+pub(crate) fn tile_side(map_size: usize, k_max: usize) -> usize {
+    let (period, world) = (PERIOD_M as usize, WORLD_SIZE_M as usize);
+    if units::metres_per_px(map_size) < FINEST_SAMPLE_M {
+        (PERIOD_M / FINEST_SAMPLE_M) as usize
+    } else if (map_size * period).is_multiple_of(world) {
+        map_size * period / world
+    } else {
+        2 * (2 * k_max).next_power_of_two()
+    }
+}
+
+/// The periodic tile of `side` samples (X outer) whose wave vector (kx, ky), |k| < `k_max`
+/// cycles per period, has the complex amplitude `amplitude` × `coefficient(kx, ky)` (none: 0):
+/// one inverse FFT. Sample j sits at (j + ½) samples, so a map of any size reads the same field at its
+/// pixel centres.
+pub(crate) fn synthesise_tile(
+    side: usize,
+    k_max: usize,
+    amplitude: f32,
+    coefficient: impl Fn(i64, i64) -> Option<Complex32>,
+) -> Vec<f32> {
     let mut buffer = vec![Complex32::default(); side * side];
     let half = k_max as i64;
     for kx in -half..half {
         for ky in -half..half {
-            let Some(c) = coefficient(seed, kx, ky, k_max) else {
+            let Some(c) = coefficient(kx, ky) else {
                 continue;
             };
             // Sample j sits at (j + ½) samples, so its phase is k · position minus half a
@@ -153,6 +163,23 @@ fn synthesise(seed: i32, amplitude: f32, side: usize, k_max: usize) -> Vec<f32> 
         }
     }
     tile
+}
+
+/// A periodic tile of `side` samples read at map pixel (x, y), `scale` = samples per pixel:
+/// bilinear between the samples, which sit at the centres of the finest map's pixels.
+#[inline]
+pub(crate) fn read_tile(tile: &[f32], side: usize, scale: f32, x: usize, y: usize) -> f32 {
+    let fx = (x as f32 + 0.5) * scale - 0.5;
+    let fy = (y as f32 + 0.5) * scale - 0.5;
+    let (x0, y0) = (fx.floor(), fy.floor());
+    let (tx, ty) = (fx - x0, fy - y0);
+    let n = side as i64;
+    let (i0, j0) = ((x0 as i64).rem_euclid(n), (y0 as i64).rem_euclid(n));
+    let (i1, j1) = ((i0 + 1) % n, (j0 + 1) % n);
+    let at = |i: i64, j: i64| tile[i as usize * side + j as usize];
+    let top = at(i0, j0) * (1.0 - ty) + at(i0, j1) * ty;
+    let bottom = at(i1, j0) * (1.0 - ty) + at(i1, j1) * ty;
+    top * (1.0 - tx) + bottom * tx
 }
 
 /// Index of signed wave number `k` in an FFT buffer of `n`.
