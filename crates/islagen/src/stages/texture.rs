@@ -169,6 +169,11 @@ pub(crate) fn synthesise_tile(
 /// bilinear between the samples, which sit at the centres of the finest map's pixels.
 #[inline]
 pub(crate) fn read_tile(tile: &[f32], side: usize, scale: f32, x: usize, y: usize) -> f32 {
+    if scale == 1.0 && side.is_power_of_two() {
+        // A sample per pixel: the bilinear read below is exactly this sample.
+        let m = side - 1;
+        return tile[(x & m) * side + (y & m)];
+    }
     let fx = (x as f32 + 0.5) * scale - 0.5;
     let fy = (y as f32 + 0.5) * scale - 0.5;
     let (x0, y0) = (fx.floor(), fy.floor());
