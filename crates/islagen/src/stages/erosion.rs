@@ -719,13 +719,15 @@ impl Carving<'_> {
             let d = if n >= w {
                 let t = &self.rows[y];
                 let read = |line: &[f32]| (0..4).map(|k| line[t.at[k]] * t.weight[k]).sum();
+                let carve: f32 = read(&line);
                 let rill = match (self.rills, &headings) {
                     (Some((rills, _)), Some([c, s])) => {
-                        rills.at(x, y, [read(c), read(s)]) / METRES_PER_RAW
+                        let carve_m = carve * METRES_PER_RAW;
+                        rills.on_carve(x, y, [read(c), read(s)], carve_m) / METRES_PER_RAW
                     }
                     _ => 0.0,
                 };
-                read(&line) + rill
+                carve + rill
             } else {
                 footprint_mean(self.carve, x, y, n)
             };

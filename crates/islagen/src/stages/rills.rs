@@ -19,9 +19,10 @@
 //! of 16 m pixels has none.
 //!
 //! **Guarantees.** The rills add to the carve (they deepen or fill a little of what the valleys
-//! took), so they never raise land above its design, never touch the sea, the crater's core or
-//! ground the valleys left alone, and the same seed gives the same rills at every MapSize that
-//! resolves them, on any thread count.
+//! took, fading out where the valleys cut less than [`FULL_CARVE_M`]), so they never raise land
+//! above its design, never touch the sea, the crater's core or ground the valleys left alone,
+//! and the same seed gives the same rills at every MapSize that resolves them, on any thread
+//! count.
 
 use ndarray::Array2;
 use rayon::prelude::*;
@@ -53,6 +54,10 @@ pub const ONSET: (f32, f32) = (0.15, 0.4);
 pub const STEEP_FADE: (f32, f32) = (0.55, 0.75);
 /// The share of the depth left on the steepest walls.
 pub const STEEP_SHARE: f32 = 0.3;
+/// The rills take their full depth where the valleys cut at least this deep, metres, and fade
+/// to none where they cut nothing: ground the valleys left alone (the design's own scarps,
+/// the coast) keeps its heights.
+pub const FULL_CARVE_M: f32 = 2.0;
 
 /// The rills' dials.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,8 +114,19 @@ impl Rills {
         })
     }
 
-    /// The rills' depth at map pixel (x, y), metres (positive: a furrow), where the slope's
-    /// weighted contour heading is `dir` = weight × (cos 2θ, sin 2θ) (see [`heading_field`]).
+    /// The rills' depth at map pixel (x, y), metres (positive: a furrow), where the valleys
+    /// cut `carve_m` metres ([`FULL_CARVE_M`]) and the slope's weighted contour heading is
+    /// `dir` = weight × (cos 2θ, sin 2θ) (see [`heading_field`]).
+    #[inline]
+    pub fn on_carve(&self, x: usize, y: usize, dir: [f32; 2], carve_m: f32) -> f32 {
+        let fade = (carve_m / FULL_CARVE_M).clamp(0.0, 1.0);
+        if fade <= 0.0 {
+            return 0.0;
+        }
+        fade * self.at(x, y, dir)
+    }
+
+    /// The rills' depth at map pixel (x, y) on fully carved ground, metres.
     #[inline]
     pub fn at(&self, x: usize, y: usize, dir: [f32; 2]) -> f32 {
         let weight = dir[0].hypot(dir[1]);
