@@ -34,6 +34,29 @@ pub fn fft2(buffer: &mut [Complex32], side: usize, inverse: bool) {
     }
 }
 
+/// The inverse 2D FFT of a spectrum that is zero outside wave numbers |k| < `k_max` on both
+/// axes (row-major, `side` a side): the same as [`fft2`]'s inverse, but the row pass skips the
+/// rows that hold nothing (a band-limited tile's rows are mostly empty).
+pub fn inverse_fft2_band(buffer: &mut [Complex32], side: usize, k_max: usize) {
+    assert_eq!(buffer.len(), side * side, "fft2 needs side² values");
+    let fft = FftPlannerScalar::<f32>::new().plan_fft_inverse(side);
+    for (i, row) in buffer.chunks_exact_mut(side).enumerate() {
+        if i < k_max || i + k_max > side {
+            fft.process(row);
+        }
+    }
+    let mut column = vec![Complex32::default(); side];
+    for x in 0..side {
+        for (y, c) in column.iter_mut().enumerate() {
+            *c = buffer[y * side + x];
+        }
+        fft.process(&mut column);
+        for (y, c) in column.iter().enumerate() {
+            buffer[y * side + x] = *c;
+        }
+    }
+}
+
 /// A radially averaged power spectrum: mean |F(k)|² over annuli of the wave number, binned in
 /// quarter octaves.
 #[derive(Clone, Debug, Default, PartialEq)]

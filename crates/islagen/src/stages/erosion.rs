@@ -721,7 +721,7 @@ impl Carving<'_> {
                 let read = |line: &[f32]| (0..4).map(|k| line[t.at[k]] * t.weight[k]).sum();
                 let carve: f32 = read(&line);
                 let rill = match (self.rills, &headings) {
-                    (Some((rills, _)), Some([c, s])) => {
+                    (Some((rills, _)), Some([c, s])) if carve > 0.0 => {
                         let carve_m = carve * METRES_PER_RAW;
                         rills.on_carve(x, y, [read(c), read(s)], carve_m) / METRES_PER_RAW
                     }

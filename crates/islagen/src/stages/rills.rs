@@ -28,7 +28,8 @@ use ndarray::Array2;
 use rayon::prelude::*;
 use rustfft::num_complex::Complex32;
 
-use super::texture::{k_max, read_tile, synthesise_tile, tile_side, PERIOD_M};
+use super::texture::{k_max, read_tile, tile_side, PERIOD_M};
+use crate::grid::spectrum::inverse_fft2_band;
 use crate::units;
 
 /// RMS depth of the rills where their weight is full, metres (at FineRelief 1): in 1 km massif
@@ -92,14 +93,11 @@ impl Rills {
             return None;
         }
         let side = tile_side(p.map_size, k_max);
-        let tiles = (0..BINS)
+        let tiles = (0..BINS / 2)
             .into_par_iter()
-            .map(|b| {
-                let norm = band_variance(b).sqrt().recip();
-                synthesise_tile(side, k_max, norm, |kx, ky| {
-                    let held = ((kx * kx + ky * ky) as f32).sqrt() < k_max as f32;
-                    held.then(|| coefficient(p.seed, b, kx, ky)).flatten()
-                })
+            .flat_map_iter(|pair| {
+                let [a, b] = synthesise_pair(p.seed, [2 * pair, 2 * pair + 1], side, k_max);
+                [a, b]
             })
             .collect();
         Some(Rills {
@@ -129,10 +127,11 @@ impl Rills {
     /// The rills' depth at map pixel (x, y) on fully carved ground, metres.
     #[inline]
     pub fn at(&self, x: usize, y: usize, dir: [f32; 2]) -> f32 {
-        let weight = dir[0].hypot(dir[1]);
-        if weight <= 1e-4 {
+        let squared = dir[0] * dir[0] + dir[1] * dir[1];
+        if squared <= 1e-8 {
             return 0.0;
         }
+        let weight = squared.sqrt();
         let u = [dir[0] / weight, dir[1] / weight];
         // Each tile's share: how close its heading lies, zero from half a bin away (so at
         // most two tiles), the shares' squares summing to 1 (independent fields: RMS 1).
@@ -212,9 +211,54 @@ fn amplitude(b: usize, kx: i64, ky: i64) -> Option<f32> {
     Some(k.powf(-BETA / 2.0) * (-0.5 * (d / spread).powi(2)).exp())
 }
 
+/// Two tiles, `bins`, of `side` samples (X outer) holding the wave vectors |k| < `k_max`, each
+/// normalised to RMS 1 over the whole band: one inverse FFT for both. A tile is the real part of
+/// its seeded waves, Σ c_k e^{ik·x}; that is the inverse FFT of the Hermitian spectrum
+/// H(k) = (c_k + conj c_−k) / 2, whose transform is real, so the pair's spectrum
+/// H_a + i H_b transforms to tile_a + i tile_b. Sample j sits at (j + ½) samples, so a map of any
+/// size reads the same field at its pixel centres.
+fn synthesise_pair(seed: i32, bins: [usize; 2], side: usize, k_max: usize) -> [Vec<f32>; 2] {
+    let half = k_max as i64;
+    let wave = |b: usize, norm: f32, kx: i64, ky: i64| {
+        let held = ((kx * kx + ky * ky) as f32).sqrt() < k_max as f32;
+        let c = held.then(|| coefficient(seed, b, kx, ky)).flatten();
+        // Put back half a sample's phase, so sample j reads the wave at (j + ½).
+        let half_sample = std::f32::consts::PI * (kx + ky) as f32 / side as f32;
+        c.map_or(Complex32::default(), |c| {
+            c * Complex32::from_polar(norm, half_sample)
+        })
+    };
+    let norms = bins.map(|b| band_variance(b).sqrt().recip());
+    let mut buffer = vec![Complex32::default(); side * side];
+    let wrap = |k: i64| k.rem_euclid(side as i64) as usize;
+    for kx in -half..half {
+        for ky in -half..half {
+            let [h_a, h_b] = [0, 1].map(|t| {
+                let (b, norm) = (bins[t], norms[t]);
+                (wave(b, norm, kx, ky) + wave(b, norm, -kx, -ky).conj()) * 0.5
+            });
+            buffer[wrap(ky) * side + wrap(kx)] = h_a + Complex32::new(0.0, 1.0) * h_b;
+        }
+    }
+    inverse_fft2_band(&mut buffer, side, k_max);
+    // Row-major (y, x) → the tiles are indexed [x * side + y] like the maps.
+    let mut tiles = [vec![0.0f32; side * side], vec![0.0f32; side * side]];
+    for y in 0..side {
+        for x in 0..side {
+            let v = buffer[y * side + x];
+            tiles[0][x * side + y] = v.re;
+            tiles[1][x * side + y] = v.im;
+        }
+    }
+    tiles
+}
+
 /// Tile `b`'s variance over the whole band with unit coefficients' amplitudes: each wave vector
-/// adds |c|²/2 (the real part of a complex wave).
+/// adds |c|²/2 (the real part of a complex wave). Tiles whose headings the grid's symmetries
+/// map onto each other (a quarter turn, the mirrors) share it: computed once for each.
 fn band_variance(b: usize) -> f32 {
+    const { assert!(BINS == 8) };
+    let b = if b % 2 == 1 { 1 } else { b % 4 };
     let k = k_of(SHORTEST_M).ceil() as i64;
     let mut v = 0.0f64;
     for kx in -k..=k {
