@@ -277,7 +277,7 @@ pub const KEYS: [Key; 54] = [
         default: Value::Float(1.0),
         unit: "",
         section: "Relief",
-        help: "The relief below the island noise's last octave (≈ 27 m and shorter, down to 2 px: rock and ground texture at 8192), a multiplier on the land's power-law spectrum; 0 = none",
+        help: "The relief below the island noise's last octave (≈ 27 m and shorter, down to 2 px: rock and ground texture at 8192), a multiplier on the land's power-law spectrum, and on the depth of the rills down the carved hillslopes (Erosion v2); 0 = none",
         superseded_by: None,
         dial: Some(Dial { step: 0.05, min: None, preview_max: None }),
     },

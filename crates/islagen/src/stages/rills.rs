@@ -374,6 +374,29 @@ mod tests {
         assert!(correlation(&a, &b) > 0.8, "{}", correlation(&a, &b));
     }
 
+    /// A MapSize that is no multiple of 8, or finer than a metre, reads the 1 m tile between its
+    /// samples: the same rills.
+    #[test]
+    fn every_map_size_reads_the_same_rills() {
+        let fine = rills(8192).unwrap();
+        let dir = down(0.4, 1.0);
+        for (size, per_m) in [(16384, 2.0f32), (3000, 3000.0 / 8192.0)] {
+            let r = rills(size).unwrap_or_else(|| panic!("{size}: no rills"));
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for x in 0..150 {
+                for y in 0..150 {
+                    // The pixel whose centre is nearest the 1 m pixel (3x + 7, 3y + 7)'s centre.
+                    let at = |i: usize| ((i as f32 + 0.5) * per_m).floor() as usize;
+                    let (i, j) = (3 * x + 7, 3 * y + 7);
+                    a.push(r.at(at(i), at(j), dir));
+                    b.push(fine.at(i, j, dir));
+                }
+            }
+            let c = correlation(&a, &b);
+            assert!(c > 0.6, "{size}: correlation {c} with 8192's rills");
+        }
+    }
+
     #[test]
     fn the_heading_field_weighs_slopes_and_follows_the_contour() {
         let n = 16;
