@@ -657,7 +657,7 @@ pub(crate) fn apply_and_check(
 }
 
 /// Rills to add to a carve: the tiles, and the weighted contour heading on the carve's grid
-/// ([`rills::heading_field`]).
+/// ([`super::rills::heading_field`]).
 pub(crate) type RillCarve<'a> = (&'a Rills, &'a [Array2<f32>; 2]);
 
 /// What [`apply_and_check`]'s carve needs per pixel, each map row's share computed once.

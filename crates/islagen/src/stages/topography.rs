@@ -51,8 +51,9 @@ const MASK_SPAN: f32 = 1.0;
 /// A ReliefMask is blurred with a Gaussian of this σ (fraction of the map side, 250 m at
 /// 8192) on a [`RELIEF_CELLS`]² grid before it takes the spine's place, so a painted stroke
 /// becomes a rounded ridge along it and a hard edge a slope, never a cliff.
-const RELIEF_BLUR: f32 = 0.03;
-const RELIEF_CELLS: usize = 256;
+pub const RELIEF_BLUR: f32 = 0.03;
+/// Cells a side of the grid a ReliefMask is blurred on.
+pub const RELIEF_CELLS: usize = 256;
 
 /// Width of the Trench band along every map edge, as a fraction of MapSize.
 pub const TRENCH_WIDTH: f32 = 0.05;
