@@ -22,6 +22,11 @@ pub fn fft2(buffer: &mut [Complex32], side: usize, inverse: bool) {
         false => planner.plan_fft_forward(side),
     };
     fft.process(buffer); // every row
+    transform_columns(buffer, side, fft.as_ref());
+}
+
+/// `fft` applied to every column of the row-major `side`² `buffer`.
+fn transform_columns(buffer: &mut [Complex32], side: usize, fft: &dyn rustfft::Fft<f32>) {
     let mut column = vec![Complex32::default(); side];
     for x in 0..side {
         for (y, c) in column.iter_mut().enumerate() {
@@ -45,16 +50,7 @@ pub fn inverse_fft2_band(buffer: &mut [Complex32], side: usize, k_max: usize) {
             fft.process(row);
         }
     }
-    let mut column = vec![Complex32::default(); side];
-    for x in 0..side {
-        for (y, c) in column.iter_mut().enumerate() {
-            *c = buffer[y * side + x];
-        }
-        fft.process(&mut column);
-        for (y, c) in column.iter().enumerate() {
-            buffer[y * side + x] = *c;
-        }
-    }
+    transform_columns(buffer, side, fft.as_ref());
 }
 
 /// A radially averaged power spectrum: mean |F(k)|² over annuli of the wave number, binned in

@@ -792,13 +792,13 @@ mod tests {
 
     /// The relief on a map: guarantees checked on exit (the error path), same bytes on one
     /// thread and on two.
-    #[test]
-    fn relief_keeps_the_sea_and_the_crater_and_is_the_same_on_any_thread_count() {
-        let n = 512;
-        let sea = SeaLevel::new(SeaModel::Flat(0.15), n);
+    /// A cone island of `n`² raw heights over a flat sea at 0.15, and a crater on its north
+    /// flank.
+    fn cone_map(n: usize) -> (Array2<f32>, SeaLevel, Crater) {
+        let s = n as f32 / 512.0;
         let crater = Crater {
-            center: [256.0, 120.0],
-            radius_px: 30.0,
+            center: [256.0 * s, 120.0 * s],
+            radius_px: 30.0 * s,
             wobble: [[0.0; 2]; 4],
         };
         let map = Array2::from_shape_fn((n, n), |(x, y)| {
@@ -806,12 +806,23 @@ mod tests {
             let r = u.hypot(v) / 0.42;
             0.15 + (1.0 - r) * 1.2 + 0.01 * ((u * 60.0).sin() + (v * 70.0).cos())
         });
+        (map, SeaLevel::new(SeaModel::Flat(0.15), n), crater)
+    }
+
+    /// `f` on a pool of `threads` threads.
+    fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(f)
+    }
+
+    #[test]
+    fn relief_keeps_the_sea_and_the_crater_and_is_the_same_on_any_thread_count() {
+        let (map, sea, crater) = cone_map(512);
         let run = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| {
+            on_threads(threads, || {
                 let mut h = map.clone();
                 let mut p = dials();
                 p.maturity_myr = 2.0;
@@ -843,17 +854,7 @@ mod tests {
     #[test]
     fn rills_score_the_carved_walls_and_keep_every_guarantee() {
         let n = 2048;
-        let sea = SeaLevel::new(SeaModel::Flat(0.15), n);
-        let crater = Crater {
-            center: [1024.0, 480.0],
-            radius_px: 120.0,
-            wobble: [[0.0; 2]; 4],
-        };
-        let map = Array2::from_shape_fn((n, n), |(x, y)| {
-            let (u, v) = (x as f32 / n as f32 - 0.5, y as f32 / n as f32 - 0.5);
-            let r = u.hypot(v) / 0.42;
-            0.15 + (1.0 - r) * 1.2 + 0.01 * ((u * 60.0).sin() + (v * 70.0).cos())
-        });
+        let (map, sea, crater) = cone_map(n);
         let rills = Rills::new(&rills::RillParams {
             seed: 7,
             map_size: n,
@@ -861,11 +862,7 @@ mod tests {
         });
         assert!(rills.is_some());
         let run = |threads: usize, rills: Option<&Rills>| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| {
+            on_threads(threads, || {
                 let mut h = map.clone();
                 let mut p = dials();
                 p.maturity_myr = 2.0;
