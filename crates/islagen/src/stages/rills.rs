@@ -3,7 +3,7 @@
 //! The fluvial relief is solved on 8 m cells and reaches the map through a smooth spline, so
 //! at 1 m a valley wall is a smooth sheet. Real hillslopes at that scale are scored by rills and
 //! gullies that run straight down the slope, deeper the steeper the ground (and gone on the
-//! flats and in the channels' floors). This module makes that relief: a field of ridges and
+//! flats). This module makes that relief: a field of ridges and
 //! furrows whose crests run down the local slope, [`DEPTH_M`] deep (RMS) where the slope is
 //! moderate to steep, none on ground gentler than [`ONSET`] and less on the walls laid back to
 //! the critical slope (rills there would stand them steeper than soil holds).
