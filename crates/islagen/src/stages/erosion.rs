@@ -688,8 +688,7 @@ impl Carving<'_> {
         let w = carve.dim().0;
         Carving {
             carve,
-            // On a map coarser than the grid the rills are below its pixels.
-            rills: rills.filter(|_| n >= w),
+            rills,
             crater,
             n,
             seas: sea.rows(n),
@@ -705,6 +704,7 @@ impl Carving<'_> {
     fn column(&self, x: usize, mut column: ndarray::ArrayViewMut1<f32>) {
         let (n, w) = (self.n, self.carve.dim().0);
         // The spline summed across x once for the column: each pixel then blends four values.
+        // On a map coarser than the grid (no taps) the rills are below its pixels.
         let across = (n >= w).then(|| spline_taps(position(x, n, w), w));
         let line = across.as_ref().map_or_else(Vec::new, |t| spline_line(self.carve, t));
         let headings = self

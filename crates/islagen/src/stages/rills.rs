@@ -93,10 +93,15 @@ impl Rills {
             return None;
         }
         let side = tile_side(p.map_size, k_max);
+        // Each tile's variance over the band, once for each heading the grid's symmetries
+        // tell apart.
+        let class = [0, 1, 2].map(|b| band_variance(b).sqrt().recip());
+        let norm = |b: usize| class[symmetric(b)];
         let tiles = (0..BINS / 2)
             .into_par_iter()
             .flat_map_iter(|pair| {
-                let [a, b] = synthesise_pair(p.seed, [2 * pair, 2 * pair + 1], side, k_max);
+                let bins = [2 * pair, 2 * pair + 1];
+                let [a, b] = synthesise_pair(p.seed, bins, bins.map(norm), side, k_max);
                 [a, b]
             })
             .collect();
@@ -156,25 +161,30 @@ impl Rills {
 /// weight from the slope ([`ONSET`], [`STEEP_FADE`]) times `keep` (the carve's share there: 0
 /// in the crater's core and on fixed cells). Two grids, the doubled angle's cosine and sine.
 pub fn heading_field(h: &[f32], keep: &[f32], n: usize, cell_m: f32) -> [Array2<f32>; 2] {
-    let cells: Vec<[f32; 2]> = (0..n * n)
+    let mut field = [Array2::zeros((n, n)), Array2::zeros((n, n))];
+    let [cos, sin] = &mut field;
+    let at = |x: usize, y: usize| h[x * n + y];
+    cos.outer_iter_mut()
         .into_par_iter()
-        .map(|i| {
-            let (x, y) = (i / n, i % n);
-            let at = |x: usize, y: usize| h[x * n + y];
-            let gx = (at((x + 1).min(n - 1), y) - at(x.saturating_sub(1), y))
-                / (cell_m * ((x + 1).min(n - 1) - x.saturating_sub(1)) as f32);
-            let gy = (at(x, (y + 1).min(n - 1)) - at(x, y.saturating_sub(1)))
-                / (cell_m * ((y + 1).min(n - 1) - y.saturating_sub(1)) as f32);
-            let s2 = gx * gx + gy * gy;
-            let w = slope_weight(s2.sqrt()) * keep[i];
-            if w <= 0.0 || h[i] <= 0.0 {
-                return [0.0, 0.0];
+        .zip(sin.outer_iter_mut())
+        .enumerate()
+        .for_each(|(x, (mut cos, mut sin))| {
+            for y in 0..n {
+                let (x0, x1, y0, y1) = (x.saturating_sub(1), (x + 1).min(n - 1), y.saturating_sub(1), (y + 1).min(n - 1));
+                let gx = (at(x1, y) - at(x0, y)) / (cell_m * (x1 - x0) as f32);
+                let gy = (at(x, y1) - at(x, y0)) / (cell_m * (y1 - y0) as f32);
+                let s2 = gx * gx + gy * gy;
+                let w = slope_weight(s2.sqrt()) * keep[x * n + y];
+                if w <= 0.0 || at(x, y) <= 0.0 {
+                    continue;
+                }
+                // The contour runs along (−gy, gx): cos 2θ = (gy² − gx²)/|g|², sin 2θ =
+                // −2 gx gy/|g|².
+                cos[y] = w * (gy * gy - gx * gx) / s2;
+                sin[y] = w * (-2.0 * gx * gy) / s2;
             }
-            // The contour runs along (−gy, gx): cos 2θ = (gy² − gx²)/|g|², sin 2θ = −2 gx gy/|g|².
-            [w * (gy * gy - gx * gx) / s2, w * (-2.0 * gx * gy) / s2]
-        })
-        .collect();
-    [0, 1].map(|k| Array2::from_shape_fn((n, n), |(x, y)| cells[x * n + y][k]))
+        });
+    field
 }
 
 /// The rills' weight on a slope of `s` m/m.
@@ -212,12 +222,18 @@ fn amplitude(b: usize, kx: i64, ky: i64) -> Option<f32> {
 }
 
 /// Two tiles, `bins`, of `side` samples (X outer) holding the wave vectors |k| < `k_max`, each
-/// normalised to RMS 1 over the whole band: one inverse FFT for both. A tile is the real part of
+/// scaled by its `norms` (to RMS 1 over the whole band): one inverse FFT for both. A tile is the real part of
 /// its seeded waves, Σ c_k e^{ik·x}; that is the inverse FFT of the Hermitian spectrum
 /// H(k) = (c_k + conj c_−k) / 2, whose transform is real, so the pair's spectrum
 /// H_a + i H_b transforms to tile_a + i tile_b. Sample j sits at (j + ½) samples, so a map of any
 /// size reads the same field at its pixel centres.
-fn synthesise_pair(seed: i32, bins: [usize; 2], side: usize, k_max: usize) -> [Vec<f32>; 2] {
+fn synthesise_pair(
+    seed: i32,
+    bins: [usize; 2],
+    norms: [f32; 2],
+    side: usize,
+    k_max: usize,
+) -> [Vec<f32>; 2] {
     let half = k_max as i64;
     let wave = |b: usize, norm: f32, kx: i64, ky: i64| {
         let held = ((kx * kx + ky * ky) as f32).sqrt() < k_max as f32;
@@ -228,7 +244,6 @@ fn synthesise_pair(seed: i32, bins: [usize; 2], side: usize, k_max: usize) -> [V
             c * Complex32::from_polar(norm, half_sample)
         })
     };
-    let norms = bins.map(|b| band_variance(b).sqrt().recip());
     let mut buffer = vec![Complex32::default(); side * side];
     let wrap = |k: i64| k.rem_euclid(side as i64) as usize;
     for kx in -half..half {
@@ -253,12 +268,20 @@ fn synthesise_pair(seed: i32, bins: [usize; 2], side: usize, k_max: usize) -> [V
     tiles
 }
 
-/// Tile `b`'s variance over the whole band with unit coefficients' amplitudes: each wave vector
-/// adds |c|²/2 (the real part of a complex wave). Tiles whose headings the grid's symmetries
-/// map onto each other (a quarter turn, the mirrors) share it: computed once for each.
-fn band_variance(b: usize) -> f32 {
+/// The tile whose heading the grid's symmetries (a quarter turn, the mirrors) map tile `b`'s
+/// onto, among tiles 0, 1 and 2: their bands hold the same wave vectors, turned.
+fn symmetric(b: usize) -> usize {
     const { assert!(BINS == 8) };
-    let b = if b % 2 == 1 { 1 } else { b % 4 };
+    if b % 2 == 1 {
+        1
+    } else {
+        b % 4
+    }
+}
+
+/// Tile `b`'s variance over the whole band with unit coefficients' amplitudes: each wave vector
+/// adds |c|²/2 (the real part of a complex wave).
+fn band_variance(b: usize) -> f32 {
     let k = k_of(SHORTEST_M).ceil() as i64;
     let mut v = 0.0f64;
     for kx in -k..=k {
