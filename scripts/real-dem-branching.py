@@ -34,7 +34,10 @@ MIN_CELLS = 20
 
 
 def main():
-    from matplotlib import cbook
+    try:
+        from matplotlib import cbook
+    except ImportError:
+        sys.exit("real-dem-branching: matplotlib (its sample data) is missing: target/geomorph-venv/bin/pip install matplotlib")
 
     z = cbook.get_sample_data("jacksboro_fault_dem.npz")["elevation"].astype(np.float64)
     h = z - z.min() + 1.0
