@@ -28,7 +28,7 @@ use ndarray::Array2;
 use rayon::prelude::*;
 use rustfft::num_complex::Complex32;
 
-use super::texture::{k_max, read_tile, tile_side, PERIOD_M};
+use super::texture::{k_max, read_tile, seeded_coefficient, tile_side, PERIOD_M};
 use crate::grid::spectrum::inverse_fft2_band;
 use crate::units;
 
@@ -298,9 +298,7 @@ fn band_variance(b: usize) -> f32 {
 /// the seed, the tile and the wave vector.
 fn coefficient(seed: i32, b: usize, kx: i64, ky: i64) -> Option<Complex32> {
     let a = amplitude(b, kx, ky)?;
-    let index = (b as u64) << 40 | ((kx + 32_768) as u64) << 16 | (ky + 32_768) as u64;
-    let phase = crate::seed::item_unit(seed, "rills", index) * std::f32::consts::TAU;
-    Some(Complex32::from_polar(a, phase))
+    Some(seeded_coefficient(seed, "rills", b as u64, kx, ky, a))
 }
 
 #[cfg(test)]

@@ -132,8 +132,8 @@ pub(crate) fn tile_side(map_size: usize, k_max: usize) -> usize {
 
 /// The periodic tile of `side` samples (X outer) whose wave vector (kx, ky), |k| < `k_max`
 /// cycles per period, has the complex amplitude `amplitude` × `coefficient(kx, ky)` (none: 0):
-/// one inverse FFT. Sample j sits at (j + ½) samples, so a map of any size reads the same field at its
-/// pixel centres.
+/// one inverse FFT. Sample j sits at (j + ½) samples, so a map of any size reads the same field
+/// at its pixel centres.
 pub(crate) fn synthesise_tile(
     side: usize,
     k_max: usize,
@@ -218,9 +218,23 @@ fn coefficient(seed: i32, kx: i64, ky: i64, k_max: usize) -> Option<Complex32> {
         / (3.0 * std::f32::consts::PI * k_full * k_full))
         .sqrt();
     let amplitude = norm * k.powf(-BETA / 2.0) * taper;
-    let index = ((kx + 32_768) as u64) << 16 | (ky + 32_768) as u64;
-    let phase = crate::seed::item_unit(seed, "texture", index) * std::f32::consts::TAU;
-    Some(Complex32::from_polar(amplitude, phase))
+    Some(seeded_coefficient(seed, "texture", 0, kx, ky, amplitude))
+}
+
+/// Wave vector (kx, ky) of tile `tile` of `stage` with magnitude `amplitude` and a phase drawn
+/// from the seed, the stage, the tile and the wave vector alone (the per-item key: the tile
+/// above bit 40, kx + 2¹⁵ and ky + 2¹⁵ in the two 16-bit fields under it).
+pub(crate) fn seeded_coefficient(
+    seed: i32,
+    stage: &str,
+    tile: u64,
+    kx: i64,
+    ky: i64,
+    amplitude: f32,
+) -> Complex32 {
+    let index = tile << 40 | ((kx + 32_768) as u64) << 16 | (ky + 32_768) as u64;
+    let phase = crate::seed::item_unit(seed, stage, index) * std::f32::consts::TAU;
+    Complex32::from_polar(amplitude, phase)
 }
 
 #[cfg(test)]
