@@ -7,7 +7,7 @@
 //! stage's randomness. Every stage draws its randomness through it: noise fields take
 //! [`noise_seed`] (plus the field's documented offset, which the TCRV/TDTL records state), PCG32
 //! streams and per-item hashes take [`stage_seed`] itself. Stage names in use: "topography",
-//! "crater", "curve", "detail", "erosion", "biomes", "towns", "island-code".
+//! "crater", "curve", "detail", "texture", "erosion", "rills", "biomes", "towns", "island-code".
 
 /// Resolves a configured seed: non-zero seeds are kept, 0 becomes a fresh positive seed.
 pub fn resolve(configured: i32) -> i32 {
